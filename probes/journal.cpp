@@ -1,0 +1,167 @@
+#include "probes/journal.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "topology/topology.hpp"
+
+namespace ga {
+
+namespace {
+
+void write_all(int fd, const std::string& s, const std::string& path) {
+  const char* p = s.data();
+  std::size_t left = s.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+std::vector<RankRef> rank_refs(const nlohmann::json& a) {
+  std::vector<RankRef> out;
+  if (!a.is_array()) return out;
+  for (const auto& r : a) out.push_back({r.value("rank", -1), r.value("host", "")});
+  return out;
+}
+
+ProbeRecord* find_open_probe(JournalData& d, const std::string& name) {
+  for (auto it = d.probes.rbegin(); it != d.probes.rend(); ++it)
+    if (it->name == name) return &*it;
+  return nullptr;
+}
+
+}  // namespace
+
+JournalWriter::JournalWriter(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error("cannot open journal " + path + ": " + std::strerror(errno));
+}
+
+JournalWriter::~JournalWriter() {
+  if (fd_ >= 0) {
+    ::fsync(fd_);
+    ::close(fd_);
+  }
+}
+
+void JournalWriter::append(const nlohmann::json& record) { write_all(fd_, record.dump() + "\n", path_); }
+
+void JournalWriter::flush() {
+  if (::fsync(fd_) != 0) throw std::runtime_error("cannot fsync " + path_ + ": " + std::strerror(errno));
+}
+
+void append_record_once(const std::string& path, const nlohmann::json& record) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;  // best effort: called while the job is being torn down
+  std::string line = record.dump() + "\n";
+  [[maybe_unused]] ssize_t n = ::write(fd, line.data(), line.size());
+  ::fsync(fd);
+  ::close(fd);
+}
+
+JournalData parse_journal(std::istream& in, const std::string& name) {
+  JournalData d;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  bool last_complete = in.eof() && !lines.empty();
+  (void)last_complete;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const int lineno = static_cast<int>(i) + 1;
+    if (line.empty()) continue;
+    nlohmann::json r;
+    try {
+      r = nlohmann::json::parse(line);
+    } catch (const std::exception& e) {
+      // A crash mid-write tears only the last line; anything else is corruption.
+      if (i + 1 == lines.size()) break;
+      throw JournalError(name, lineno, std::string("not JSON: ") + e.what());
+    }
+    try {
+      const std::string type = r.at("type").get<std::string>();
+      if (type == "run_start") {
+        int v = r.value("schema_version", 0);
+        if (v != kJournalSchemaVersion)
+          throw JournalError(name, lineno, "journal schema_version " + std::to_string(v) + ", expected " +
+                                               std::to_string(kJournalSchemaVersion));
+        d.run_start = r;
+        for (const auto& rk : r.value("ranks", nlohmann::json::array()))
+          d.ranks.push_back({rk.value("rank", 0), rk.value("host", ""), rk.value("local_rank", 0),
+                             rk.value("pid", 0L)});
+        if (r.contains("criteria") && r["criteria"].is_object()) {
+          d.criteria_source = r["criteria"].value("source", "");
+          d.criteria_text = r["criteria"].value("text", "");
+        }
+        if (r.contains("expected_topology") && r["expected_topology"].is_object())
+          d.expected_topology = topo::host_from_json(r["expected_topology"]);
+      } else if (type == "topology") {
+        auto h = topo::host_from_json(r.at("topology"));
+        h.hostname = r.value("host", h.hostname);
+        d.topology.hosts.push_back(std::move(h));
+      } else if (type == "probe_begin") {
+        ProbeRecord p;
+        p.name = r.at("probe").get<std::string>();
+        p.begin_time = r.value("time", "");
+        p.deadline_s = r.value("deadline_s", 0.0);
+        d.probes.push_back(std::move(p));
+      } else if (type == "sample") {
+        d.samples.push_back(sample_from_json(r));
+      } else if (type == "outcome") {
+        const auto probe = r.at("probe").get<std::string>();
+        ProbeRecord* p = find_open_probe(d, probe);
+        if (!p) throw JournalError(name, lineno, "outcome for probe \"" + probe + "\" before its probe_begin");
+        auto st = probe_status_from_string(r.value("status", ""));
+        if (!st) throw JournalError(name, lineno, "unknown outcome status \"" + r.value("status", "") + "\"");
+        p->outcomes.push_back({r.value("rank", 0), r.value("host", ""), *st, r.value("reason", "")});
+      } else if (type == "probe_end") {
+        const auto probe = r.at("probe").get<std::string>();
+        ProbeRecord* p = find_open_probe(d, probe);
+        if (!p) throw JournalError(name, lineno, "probe_end for \"" + probe + "\" before its probe_begin");
+        p->ended = true;
+        p->end_time = r.value("time", "");
+        p->elapsed_s = r.value("elapsed_s", 0.0);
+      } else if (type == "incomplete") {
+        IncompleteRecord inc;
+        inc.probe = r.value("probe", "");
+        inc.reason = r.value("reason", "");
+        inc.missing_ranks = rank_refs(r.value("missing_ranks", nlohmann::json::array()));
+        inc.waiting_ranks = rank_refs(r.value("waiting_ranks", nlohmann::json::array()));
+        inc.detected_by = r.value("detected_by", -1);
+        d.incomplete.push_back(std::move(inc));
+      } else if (type == "signal") {
+        d.signals.push_back({r.value("rank", 0), r.value("host", ""), r.value("signal", ""),
+                             r.value("probe", ""), r.value("time", "")});
+      } else if (type == "run_end") {
+        d.run_ended = true;
+        d.end_time = r.value("time", "");
+      } else {
+        throw JournalError(name, lineno, "unknown record type \"" + type + "\"");
+      }
+    } catch (const JournalError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw JournalError(name, lineno, e.what());
+    }
+  }
+  if (d.run_start.empty()) throw JournalError(name, 1, "no run_start record: not a gpuaccept journal");
+  return d;
+}
+
+JournalData read_journal(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw JournalError(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  return parse_journal(in, path);
+}
+
+}  // namespace ga

@@ -1,0 +1,75 @@
+// The probe contract. A probe measures and emits samples; it never judges and never prints.
+// The harness owns warm-up, deadlines, gathering and journaling.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "probes/harness/comm.hpp"
+#include "probes/outcome.hpp"
+#include "probes/sample.hpp"
+#include "topology/model.hpp"
+
+namespace ga {
+
+struct Needs {
+  bool gpu = false;
+  bool rdma = false;
+  bool multi_host = false;             // meaningful only with 2+ hosts
+};
+
+struct ProbeInfo {
+  std::string name;
+  std::string summary;
+  Needs needs;
+  std::vector<std::string> metrics;    // metric ids it may emit
+  std::string caveat;                  // e.g. "verbs data path not validated on hardware"
+};
+
+class SampleSink {
+ public:
+  virtual ~SampleSink() = default;
+  virtual void emit(Sample s) = 0;
+};
+
+struct ProbeContext {
+  Comm& comm;
+  const topo::ClusterTopology& cluster;
+  const topo::HostTopology& host;       // this rank's host
+  std::string hostname;
+  int rank = 0, size = 1;
+  int local_rank = 0, local_size = 1;   // among ranks on this host
+  int host_index = 0, host_count = 1;
+  std::vector<std::string> rank_hosts;  // host of every rank, by rank
+  nlohmann::json params = nlohmann::json::object();  // from the suite
+  std::chrono::steady_clock::time_point deadline;
+  double seconds_left() const {
+    return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  }
+};
+
+class Probe {
+ public:
+  virtual ~Probe() = default;
+  virtual ProbeInfo info() const = 0;
+  // Collective over ctx.comm: every rank calls it. Emits samples; returns this rank's outcome.
+  virtual Outcome run(ProbeContext& ctx, SampleSink& out) = 0;
+};
+
+class ProbeRegistry {
+ public:
+  void add(std::unique_ptr<Probe> p);  // throws std::logic_error on a duplicate name
+  Probe* find(const std::string& name) const;
+  std::vector<const Probe*> all() const;
+ private:
+  std::map<std::string, std::unique_ptr<Probe>> probes_;
+};
+
+void register_builtin_probes(ProbeRegistry&);
+
+}  // namespace ga

@@ -1,0 +1,37 @@
+#include "probes/sample.hpp"
+
+#include <stdexcept>
+
+namespace ga {
+
+nlohmann::json to_json(const Sample& s) {
+  nlohmann::json j = {{"probe", s.probe}, {"place", s.place}, {"metric", s.metric}, {"unit", s.unit},
+                      {"params", s.params}, {"rank", s.rank}, {"iter", s.iter}};
+  if (s.value) j["value"] = *s.value;
+  if (s.text) j["text"] = *s.text;
+  return j;
+}
+
+Sample sample_from_json(const nlohmann::json& j) {
+  Sample s;
+  auto need = [&](const char* k) -> const nlohmann::json& {
+    if (!j.contains(k)) throw std::runtime_error(std::string("sample without \"") + k + "\"");
+    return j.at(k);
+  };
+  s.place = need("place").get<std::string>();
+  s.metric = need("metric").get<std::string>();
+  s.probe = j.value("probe", s.metric.substr(0, s.metric.find('.')));
+  s.unit = j.value("unit", "");
+  if (j.contains("value") && !j["value"].is_null()) {
+    if (!j["value"].is_number()) throw std::runtime_error("sample \"value\" is not a number");
+    s.value = j["value"].get<double>();
+  }
+  if (j.contains("text") && !j["text"].is_null()) s.text = j["text"].get<std::string>();
+  if (!s.value && !s.text) throw std::runtime_error("sample has neither \"value\" nor \"text\"");
+  if (j.contains("params")) s.params = j["params"];
+  s.rank = j.value("rank", 0);
+  s.iter = j.value("iter", 0);
+  return s;
+}
+
+}  // namespace ga

@@ -1,0 +1,25 @@
+// What a probe emits: one measured value (or one observed fact, as text) keyed to a place.
+#pragma once
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ga {
+
+struct Sample {
+  std::string probe;                    // the emitting probe (filled in by the harness)
+  std::string place;                    // TopoKey, see topology/place.hpp
+  std::string metric;                   // "<probe>.<name>", e.g. "hostmem.triad_bw"
+  std::optional<double> value;          // numeric samples
+  std::optional<std::string> text;      // facts: versions, model names, path classes
+  std::string unit;                     // see topology/units.hpp
+  nlohmann::json params = nlohmann::json::object();  // e.g. {"size": 4194304, "direction": "a->b"}
+  int rank = 0;
+  int iter = 0;
+};
+
+nlohmann::json to_json(const Sample&);
+Sample sample_from_json(const nlohmann::json&);  // throws std::runtime_error naming the bad field
+
+}  // namespace ga

@@ -1,0 +1,66 @@
+// Criteria are data: a YAML file (docs/criteria.md), parsed into a closed set of comparisons.
+#pragma once
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ga {
+
+enum class Comparator { ge, le, between, equals, within_pct_of_median };
+enum class Severity { error, warning };
+// auto: required when the expected topology has things of the criterion's scope (GPUs for
+// scope gpu, NICs for scope nic) or when some hosts produced the metric; yes/no: as stated.
+enum class Required { automatic, yes, no };
+
+const char* to_string(Comparator);
+const char* to_string(Severity);
+
+// A bound: an absolute number, a literal text (for equals), or a fraction of a reference:
+//   a quantity derived from the place's topology (`of: gpu_count`, `nic_rate` ...),
+//   `majority` (the most common value among places of the same kind),
+//   `expected` (the same quantity in --expect-topology).
+struct Bound {
+  std::optional<double> number;
+  std::optional<std::string> text;
+  std::string of;                       // empty when absolute
+  double fraction = 1.0;
+  nlohmann::json to_json() const;
+};
+
+struct Criterion {
+  std::string name;
+  std::string metric;                   // "<probe>.<name>"
+  Comparator comparator = Comparator::ge;
+  Bound value;                          // ge, le, equals
+  Bound low, high;                      // between
+  double pct = 0;                       // within_pct_of_median
+  Severity severity = Severity::error;
+  Required required = Required::automatic;
+  std::string scope;                    // place kind filter: host|numa|gpu|nic|pair|cluster; "" any
+  nlohmann::json where = nlohmann::json::object();  // sample params that must match
+  std::string unit;                     // optional; when given must match the samples' unit
+  std::string description;
+  int line = 0;                         // line in the source file, for messages
+};
+
+struct CriteriaSet {
+  std::string source;                   // "builtin" or the file path
+  std::vector<Criterion> criteria;
+};
+
+struct CriteriaError : std::runtime_error {
+  CriteriaError(const std::string& file, int line, const std::string& what)
+      : std::runtime_error(file + ":" + std::to_string(line) + ": " + what), file(file), line(line) {}
+  std::string file;
+  int line;
+};
+
+CriteriaSet parse_criteria(const std::string& yaml_text, const std::string& source);  // throws CriteriaError
+CriteriaSet load_criteria_file(const std::string& path);                              // throws CriteriaError
+const std::string& builtin_criteria_text();
+
+}  // namespace ga
