@@ -1,5 +1,6 @@
 // The report model and its writers. build_report assembles; writers only format.
 #pragma once
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,14 @@ struct PlacedMetric {
   std::string place;
   std::string where;                    // "NUMA 1", "GPU 3 (NUMA 1, PCI 0000:4e:00.0)", "NIC mlx5_0 (NUMA 0)"
   const Metric* metric = nullptr;
+  std::vector<const Verdict*> verdicts;  // verdicts on this metric (same metric and place)
 };
 
 struct HostSection {
   std::string host;
   std::vector<int> ranks;
   std::vector<PlacedMetric> rows;
+  std::vector<const Verdict*> other_verdicts;  // verdicts here not tied to one row (metric missing, or ambiguous)
 };
 
 struct Report {
@@ -30,12 +33,19 @@ struct Report {
   const JournalData* journal = nullptr;
   const Judgement* judgement = nullptr;
   std::vector<HostSection> hosts;
+  HostSection cluster;                  // host "": cluster-level, pair and host-less metrics
 };
 
 Report build_report(const JournalData& journal, const Judgement& judgement);
 
 nlohmann::json report_to_json(const Report&);
+// The same document as report_to_json, streamed one metric and one verdict per line, so a
+// large run is never held twice in memory (DOM and text).
+void write_report_json(const Report&, std::ostream&);
 std::string report_to_markdown(const Report&);
+
+// A value in human units for reports: 451.2 GB/s, 1.25 ms, 0.93 us, 80 GiB.
+std::string format_quantity(double value, const std::string& unit);
 
 // Writes report.json and report.md into dir (atomically: temp file + rename).
 void write_report_files(const Report&, const std::string& dir);

@@ -1,0 +1,302 @@
+// build_report: gathers what the writers print, so that they only format. It decides which
+// section each metric belongs to, says where each place sits in the host's topology, and ties
+// each verdict to the row it judged. It derives no measured number.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+
+#include "reports/report.hpp"
+#include "topology/place.hpp"
+
+namespace ga {
+namespace {
+
+using nlohmann::json;
+
+json field_or_null(const json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() ? json(nullptr) : *it;
+}
+
+// Hosts print in the order an operator counts them: node2 before node10.
+bool natural_less(std::string_view a, std::string_view b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    bool da = std::isdigit(static_cast<unsigned char>(a[i])), db = std::isdigit(static_cast<unsigned char>(b[j]));
+    if (da && db) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      auto na = a.substr(i, ie - i), nb = b.substr(j, je - j);
+      while (na.size() > 1 && na.front() == '0') na.remove_prefix(1);
+      while (nb.size() > 1 && nb.front() == '0') nb.remove_prefix(1);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// The part of a place after "HOST/": "gpu:3", "numa:1", "nic:mlx5_0".
+std::string_view subplace(std::string_view p) {
+  auto slash = p.find('/');
+  return slash == std::string_view::npos ? std::string_view{} : p.substr(slash + 1);
+}
+
+std::optional<int> index_after_colon(std::string_view sub) {
+  auto colon = sub.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  int v = 0;
+  auto tail = sub.substr(colon + 1);
+  auto [ptr, ec] = std::from_chars(tail.data(), tail.data() + tail.size(), v);
+  if (ec != std::errc{} || ptr != tail.data() + tail.size()) return std::nullopt;
+  return v;
+}
+
+std::string name_after_colon(std::string_view sub) {
+  auto colon = sub.find(':');
+  return std::string(colon == std::string_view::npos ? sub : sub.substr(colon + 1));
+}
+
+// Where a single (non-pair) place sits, in the words of the host's topology.
+std::string where_single(const std::string& p, const topo::ClusterTopology& topology) {
+  using place::Kind;
+  Kind k = place::kind(p);
+  if (k == Kind::cluster) return "cluster";
+  const topo::HostTopology* h = topology.find(place::host_of(p));
+  auto sub = subplace(p);
+  switch (k) {
+    case Kind::host: return "host";
+    case Kind::numa: {
+      auto n = index_after_colon(sub);
+      return n ? "NUMA " + std::to_string(*n) : std::string(sub);
+    }
+    case Kind::gpu: {
+      auto n = index_after_colon(sub);
+      if (!n) return std::string(sub);
+      std::string s = "GPU " + std::to_string(*n);
+      const topo::Gpu* g = nullptr;
+      if (h)
+        for (const auto& x : h->gpus)
+          if (x.index == *n) g = &x;
+      if (!g) return s + " (not in topology)";
+      std::vector<std::string> parts;
+      if (g->numa_node) parts.push_back("NUMA " + std::to_string(*g->numa_node));
+      if (g->pci_bus_id) parts.push_back("PCI " + *g->pci_bus_id);
+      if (parts.empty()) return s;
+      s += " (" + parts[0];
+      for (std::size_t i = 1; i < parts.size(); ++i) s += ", " + parts[i];
+      return s + ")";
+    }
+    case Kind::nic: {
+      std::string name = name_after_colon(sub);
+      std::string s = "NIC " + name;
+      const topo::Nic* nic = nullptr;
+      if (h)
+        for (const auto& x : h->nics)
+          if (x.name == name) nic = &x;
+      if (!nic) return s + " (not in topology)";
+      return nic->numa_node ? s + " (NUMA " + std::to_string(*nic->numa_node) + ")" : s;
+    }
+    default: return std::string(sub.empty() ? std::string_view(p) : sub);
+  }
+}
+
+std::string where_of(const std::string& p, const topo::ClusterTopology& topology) {
+  if (auto pr = place::split_pair(p)) {
+    // Each end names its host: the two may differ, and the reader sees the pair out of any host.
+    auto end = [&](const std::string& e) {
+      auto h = place::host_of(e);
+      if (h.empty()) return where_single(e, topology);
+      if (place::kind(e) == place::Kind::host) return h;
+      return h + " " + where_single(e, topology);
+    };
+    return end(pr->first) + " ↔ " + end(pr->second);
+  }
+  return where_single(p, topology);
+}
+
+// Rows of a host read top-down: the host, its NUMA nodes, GPUs, NICs, in index order.
+struct RowOrder {
+  int kind_rank;
+  int index;
+  std::string name;
+  bool operator<(const RowOrder& o) const {
+    if (kind_rank != o.kind_rank) return kind_rank < o.kind_rank;
+    if (index != o.index) return index < o.index;
+    return natural_less(name, o.name);
+  }
+};
+
+RowOrder row_order(const std::string& p) {
+  using place::Kind;
+  auto sub = subplace(p);
+  switch (place::kind(p)) {
+    case Kind::host: return {0, 0, {}};
+    case Kind::numa: return {1, index_after_colon(sub).value_or(0), {}};
+    case Kind::gpu: return {2, index_after_colon(sub).value_or(0), {}};
+    case Kind::nic: return {3, 0, name_after_colon(sub)};
+    case Kind::cluster: return {4, 0, {}};
+    case Kind::pair: return {5, 0, p};
+    default: return {6, 0, p};
+  }
+}
+
+// The section a place belongs to: its host, or "" (the cluster section) for the cluster,
+// for pairs (even within one host, so that all pairs read together), and for host-less places.
+std::string section_of(const std::string& p) {
+  auto k = place::kind(p);
+  if (k == place::Kind::pair || k == place::Kind::cluster) return {};
+  return place::host_of(p);
+}
+
+std::string metric_key(const std::string& metric, const std::string& p) { return metric + '\x1f' + p; }
+
+json run_info(const JournalData& j, const std::vector<std::string>& hosts_in_rank_order,
+              const std::map<std::string, int>& ranks_per_host) {
+  const json& rs = j.run_start;
+  json run = json::object();
+  run["started"] = field_or_null(rs, "started");
+  run["ended"] = j.end_time.empty() ? json(nullptr) : json(j.end_time);
+  run["argv"] = rs.is_object() && rs.contains("argv") && rs["argv"].is_array() ? rs["argv"] : json::array();
+  run["hosts"] = hosts_in_rank_order;
+  json rph = json::object();
+  for (const auto& [h, n] : ranks_per_host) rph[h] = n;
+  run["ranks_per_host"] = std::move(rph);
+  json ranks = json::array();
+  for (const auto& r : j.ranks)
+    ranks.push_back({{"rank", r.rank}, {"host", r.host}, {"local_rank", r.local_rank}, {"pid", r.pid}});
+  run["ranks"] = std::move(ranks);
+  // The versions the run recorded, and only those: every key the schema names is present
+  // (null when the run did not record it), so a reader need not guess absent from unknown.
+  json versions = json::object();
+  for (const char* k : {"gpuaccept", "mpi", "hwloc", "cuda_driver", "cuda_runtime", "nccl", "libibverbs"})
+    versions[k] = nullptr;
+  if (auto v = field_or_null(rs, "versions"); v.is_object())
+    for (auto it = v.begin(); it != v.end(); ++it) versions[it.key()] = it.value();
+  run["versions"] = std::move(versions);
+  auto slurm = field_or_null(rs, "slurm");
+  run["slurm"] = slurm.is_object() ? slurm : json(nullptr);
+  run["suite"] = field_or_null(rs, "suite");
+  run["probe_timeout_s"] = field_or_null(rs, "probe_timeout_s");
+  std::string source = j.criteria_source, text = j.criteria_text;
+  if (auto c = field_or_null(rs, "criteria"); c.is_object()) {
+    if (source.empty() && c.contains("source") && c["source"].is_string()) source = c["source"];
+    if (text.empty() && c.contains("text") && c["text"].is_string()) text = c["text"];
+  }
+  run["criteria"] = {{"source", source}, {"text", text}};
+  return run;
+}
+
+}  // namespace
+
+Report build_report(const JournalData& journal, const Judgement& judgement) {
+  Report r;
+  r.journal = &journal;
+  r.judgement = &judgement;
+
+  std::vector<std::string> rank_order_hosts;
+  std::map<std::string, int> ranks_per_host;
+  std::map<std::string, std::vector<int>> ranks_of;
+  for (const auto& rk : journal.ranks) {
+    if (!ranks_per_host.count(rk.host)) rank_order_hosts.push_back(rk.host);
+    ++ranks_per_host[rk.host];
+    ranks_of[rk.host].push_back(rk.rank);
+  }
+  r.run = run_info(journal, rank_order_hosts, ranks_per_host);
+
+  // Every host the run knows of gets a section, including one that never answered.
+  std::set<std::string> hostset(rank_order_hosts.begin(), rank_order_hosts.end());
+  for (const auto& h : journal.topology.hosts) hostset.insert(h.hostname);
+  for (const auto& m : judgement.metrics)
+    if (auto s = section_of(m.place); !s.empty()) hostset.insert(std::move(s));
+  for (const auto& v : judgement.verdicts)
+    if (auto s = section_of(v.place); !s.empty()) hostset.insert(std::move(s));
+  if (judgement.incomplete)
+    for (const auto& m : judgement.incomplete->missing_ranks) hostset.insert(m.host);
+  hostset.erase("");
+  std::vector<std::string> hosts(hostset.begin(), hostset.end());
+  std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) { return natural_less(a, b); });
+
+  std::unordered_map<std::string, std::size_t> section_index;
+  r.hosts.reserve(hosts.size());
+  for (const auto& h : hosts) {
+    section_index[h] = r.hosts.size();
+    HostSection s;
+    s.host = h;
+    if (auto it = ranks_of.find(h); it != ranks_of.end()) s.ranks = it->second;
+    std::sort(s.ranks.begin(), s.ranks.end());
+    r.hosts.push_back(std::move(s));
+  }
+  auto section_for = [&](const std::string& p) -> HostSection& {
+    auto s = section_of(p);
+    return s.empty() ? r.cluster : r.hosts[section_index.at(s)];
+  };
+
+  // Rows, sorted, then located by metric so verdicts can find them.
+  for (const auto& m : judgement.metrics) {
+    PlacedMetric row;
+    row.place = m.place;
+    row.where = where_of(m.place, journal.topology);
+    row.metric = &m;
+    section_for(m.place).rows.push_back(std::move(row));
+  }
+  auto sort_rows = [](HostSection& s) {
+    std::vector<std::pair<RowOrder, std::size_t>> keys;
+    keys.reserve(s.rows.size());
+    for (std::size_t i = 0; i < s.rows.size(); ++i) keys.emplace_back(row_order(s.rows[i].place), i);
+    std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<PlacedMetric> sorted;
+    sorted.reserve(s.rows.size());
+    for (const auto& k : keys) sorted.push_back(std::move(s.rows[k.second]));
+    s.rows = std::move(sorted);
+  };
+  for (auto& s : r.hosts) sort_rows(s);
+  sort_rows(r.cluster);
+
+  std::unordered_map<std::string, std::vector<PlacedMetric*>> rows_by_key;
+  rows_by_key.reserve(judgement.metrics.size());
+  auto index_rows = [&](HostSection& s) {
+    for (auto& row : s.rows) rows_by_key[metric_key(row.metric->metric, row.place)].push_back(&row);
+  };
+  for (auto& s : r.hosts) index_rows(s);
+  index_rows(r.cluster);
+
+  // A verdict names its metric and place but not the params; when several rows share both
+  // (a sweep over sizes), the row judged is the one whose value the verdict carries.
+  for (const auto& v : judgement.verdicts) {
+    std::vector<PlacedMetric*> targets;
+    if (auto it = rows_by_key.find(metric_key(v.metric, v.place)); it != rows_by_key.end()) {
+      if (it->second.size() == 1) {
+        targets = it->second;
+      } else {
+        for (auto* row : it->second) {
+          const Metric& m = *row->metric;
+          bool same_value = v.value && m.value && *v.value == *m.value;
+          bool same_text = v.text && m.text && *v.text == *m.text;
+          if (same_value || same_text) targets.push_back(row);
+        }
+        if (targets.size() > 1) targets.clear();  // still ambiguous: list it apart, never twice
+      }
+    }
+    if (targets.empty())
+      section_for(v.place).other_verdicts.push_back(&v);
+    else
+      targets.front()->verdicts.push_back(&v);
+  }
+  return r;
+}
+
+}  // namespace ga

@@ -1,0 +1,199 @@
+// report.json, schema_version 1 (docs/report-format.md). Every value comes from the journal or
+// the judgement; this file only chooses keys. Non-finite numbers become null, because JSON has
+// no NaN and a reader must not choke on a probe that measured nothing.
+#include <cmath>
+#include <ostream>
+
+#include "reports/report.hpp"
+#include "topology/topology.hpp"
+
+namespace ga {
+namespace {
+
+using nlohmann::json;
+
+json number_or_null(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
+}
+
+// Params and bounds are free-form JSON from the journal and the judge: clean them as a whole.
+json finite(const json& j) {
+  if (j.is_number_float()) return std::isfinite(j.get<double>()) ? j : json(nullptr);
+  if (j.is_array() || j.is_object()) {
+    json out = j;
+    for (auto& el : out) el = finite(el);
+    return out;
+  }
+  return j;
+}
+
+json metric_json(const Metric& m) {
+  return {{"metric", m.metric},
+          {"place", m.place},
+          {"params", finite(m.params)},
+          {"unit", m.unit},
+          {"value", number_or_null(m.value)},
+          {"min", number_or_null(m.min)},
+          {"max", number_or_null(m.max)},
+          {"count", m.count},
+          {"text", m.text ? json(*m.text) : json(nullptr)}};
+}
+
+json verdict_json(const Verdict& v) {
+  json reference = nullptr;
+  if (v.reference && std::isfinite(*v.reference))
+    reference = *v.reference;
+  else if (v.reference_text)
+    reference = *v.reference_text;
+  json out = {{"criterion", v.criterion},
+              {"place", v.place},
+              {"status", to_string(v.status)},
+              {"value", number_or_null(v.value)},
+              {"unit", v.unit},
+              {"bounds", finite(v.bounds)},
+              {"reference", std::move(reference)},
+              {"reason", v.reason},
+              {"metric", v.metric},
+              {"severity", to_string(v.severity)}};
+  if (v.text) out["text"] = *v.text;  // only text metrics have one
+  return out;
+}
+
+json rank_refs(const std::vector<RankRef>& refs) {
+  json a = json::array();
+  for (const auto& r : refs) a.push_back({{"rank", r.rank}, {"host", r.host}});
+  return a;
+}
+
+json incomplete_json(const std::optional<IncompleteRecord>& inc) {
+  if (!inc) return nullptr;
+  return {{"probe", inc->probe},
+          {"reason", inc->reason},
+          {"missing_ranks", rank_refs(inc->missing_ranks)},
+          {"waiting_ranks", rank_refs(inc->waiting_ranks)},
+          {"detected_by", inc->detected_by}};
+}
+
+json probe_json(const ProbeSummary& p, const JournalData& journal) {
+  // Per-host detail: the ranks' own outcomes grouped under their host, in order of appearance.
+  json hosts = json::array();
+  std::vector<std::string> order;
+  std::map<std::string, json> by_host;
+  for (const auto& o : p.per_rank) {
+    auto [it, fresh] = by_host.try_emplace(o.host, json::array());
+    if (fresh) order.push_back(o.host);
+    it->second.push_back({{"rank", o.rank}, {"status", to_string(o.status)}, {"reason", o.reason}});
+  }
+  for (const auto& h : order) hosts.push_back({{"host", h}, {"ranks", std::move(by_host[h])}});
+  json out = {{"name", p.name}, {"status", to_string(p.status)}, {"reason", p.reason}, {"hosts", std::move(hosts)}};
+  // Timing as the journal recorded it; null for a probe that never began.
+  json begin = nullptr, end = nullptr, elapsed = nullptr, deadline = nullptr, ended = false;
+  for (const auto& rec : journal.probes) {
+    if (rec.name != p.name) continue;
+    begin = rec.begin_time.empty() ? json(nullptr) : json(rec.begin_time);
+    end = rec.end_time.empty() ? json(nullptr) : json(rec.end_time);
+    elapsed = rec.ended ? number_or_null(rec.elapsed_s) : json(nullptr);
+    deadline = number_or_null(rec.deadline_s);
+    ended = rec.ended;
+  }
+  out["began"] = std::move(begin);
+  out["ended"] = std::move(end);
+  out["completed"] = std::move(ended);
+  out["elapsed_s"] = std::move(elapsed);
+  out["deadline_s"] = std::move(deadline);
+  return out;
+}
+
+json summary_json(const Summary& s) {
+  return {{"pass", s.pass},       {"fail", s.fail},         {"missing", s.missing},
+          {"skipped", s.skipped}, {"error", s.error},       {"overall", s.overall},
+          {"exit_code", s.exit_code}};
+}
+
+json signals_json(const std::vector<SignalRecord>& signals) {
+  json a = json::array();
+  for (const auto& s : signals)
+    a.push_back({{"rank", s.rank}, {"host", s.host}, {"signal", s.signal}, {"probe", s.probe}, {"time", s.time}});
+  return a;
+}
+
+json places_json(const Report& r) {
+  json places = json::object();
+  auto add = [&](const HostSection& s) {
+    for (const auto& row : s.rows) places[row.place] = row.where;
+  };
+  for (const auto& s : r.hosts) add(s);
+  add(r.cluster);
+  return places;
+}
+
+// The document's sections in schema order. Small ones as values; metrics and verdicts as
+// element generators so that write_report_json can stream them.
+template <class Visitor>
+void visit_sections(const Report& r, Visitor&& v) {
+  const JournalData& j = *r.journal;
+  const Judgement& g = *r.judgement;
+  v.value("schema_version", json(kReportSchemaVersion));
+  v.value("summary", summary_json(g.summary));
+  v.value("run", finite(r.run));
+  v.value("incomplete", incomplete_json(g.incomplete));
+  v.value("signals", signals_json(j.signals));
+  json probes = json::array();
+  for (const auto& p : g.probes) probes.push_back(probe_json(p, j));
+  v.value("probes", std::move(probes));
+  v.value("topology", topo::to_json(j.topology));
+  v.value("expected_topology", j.expected_topology ? topo::to_json(*j.expected_topology) : json(nullptr));
+  v.value("places", places_json(r));
+  v.array("verdicts", g.verdicts.size(), [&](std::size_t i) { return verdict_json(g.verdicts[i]); });
+  v.array("metrics", g.metrics.size(), [&](std::size_t i) { return metric_json(g.metrics[i]); });
+}
+
+struct DomBuilder {
+  json doc = json::object();
+  void value(const char* key, json v) { doc[key] = std::move(v); }
+  template <class F>
+  void array(const char* key, std::size_t n, F&& element) {
+    json a = json::array();
+    for (std::size_t i = 0; i < n; ++i) a.push_back(element(i));
+    doc[key] = std::move(a);
+  }
+};
+
+// Text from drivers and hostnames may not be valid UTF-8; replace bad bytes rather than throw.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+struct StreamWriter {
+  std::ostream& out;
+  bool first = true;
+  void key(const char* k) {
+    out << (first ? "{\n" : ",\n") << json(k).dump() << ": ";
+    first = false;
+  }
+  void value(const char* k, const json& v) {
+    key(k);
+    out << dump(v);
+  }
+  template <class F>
+  void array(const char* k, std::size_t n, F&& element) {
+    key(k);
+    out << '[';
+    for (std::size_t i = 0; i < n; ++i) out << (i ? ",\n" : "\n") << dump(element(i));
+    out << (n ? "\n]" : "]");
+  }
+};
+
+}  // namespace
+
+json report_to_json(const Report& r) {
+  DomBuilder b;
+  visit_sections(r, b);
+  return std::move(b.doc);
+}
+
+void write_report_json(const Report& r, std::ostream& out) {
+  StreamWriter w{out};
+  visit_sections(r, w);
+  out << "\n}\n";
+}
+
+}  // namespace ga

@@ -1,0 +1,258 @@
+// report.md: what a person reads first. Verdict at the top, then what failed, then the probes,
+// then each host with its topology and every metric measured there, placed (docs/report-format.md).
+// Only formatting happens here: the numbers come from the judgement, the words from build_report.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "reports/report.hpp"
+
+namespace ga {
+namespace {
+
+using nlohmann::json;
+
+// A table cell: a `|` would end the cell, a newline would end the table.
+std::string cell(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string scalar(const json& v, const std::string& unit) {
+  if (v.is_number()) return format_quantity(v.get<double>(), unit);
+  if (v.is_string()) return "\"" + v.get<std::string>() + "\"";
+  if (v.is_null()) return "—";
+  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string bound_text(const json& b, const std::string& unit) {
+  if (!b.is_object() || b.empty()) return "—";
+  std::string op = b.contains("op") && b["op"].is_string() ? b["op"].get<std::string>() : "";
+  std::string s;
+  if (b.contains("low") && b.contains("high")) {
+    s = (op.empty() || op == "between" ? std::string("between") : op) + " " + scalar(b["low"], unit) + " and " +
+        scalar(b["high"], unit);
+  } else {
+    s = op;
+    if (b.contains("value")) s += (s.empty() ? "" : " ") + scalar(b["value"], unit);
+  }
+  for (auto it = b.begin(); it != b.end(); ++it) {
+    const auto& k = it.key();
+    if (k == "op" || k == "value" || k == "low" || k == "high") continue;
+    // Extra facts of a bound (pct, of, fraction) are small, unit-less and shown as recorded.
+    s += (s.empty() ? "" : ", ") + k + " " + scalar(it.value(), k == "pct" ? "%" : "");
+  }
+  return s;
+}
+
+std::string quantity(const std::optional<double>& v, const std::optional<std::string>& text,
+                     const std::string& unit) {
+  if (v) return format_quantity(*v, unit);
+  if (text) return *text;
+  return "—";
+}
+
+std::string params_text(const json& p) {
+  if (!p.is_object() || p.empty()) return "";
+  std::string s;
+  for (auto it = p.begin(); it != p.end(); ++it) {
+    if (!s.empty()) s += ", ";
+    s += it.key() + "=" +
+         (it.value().is_string() ? it.value().get<std::string>()
+                                 : it.value().dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  return s;
+}
+
+std::string mark(const Verdict& v) {
+  std::string warn = v.severity == Severity::warning ? ", warning" : "";
+  switch (v.status) {
+    case VerdictStatus::pass: return "✓ " + v.criterion;
+    case VerdictStatus::fail: return "✗ " + v.criterion + (warn.empty() ? "" : " (warning)");
+    case VerdictStatus::missing: return "✗ " + v.criterion + " (missing" + warn + ")";
+    case VerdictStatus::error: return "✗ " + v.criterion + " (error" + warn + ")";
+    case VerdictStatus::skipped: return "– " + v.criterion + " (skipped)";
+  }
+  return v.criterion;
+}
+
+// "0-7, 9": a host's ranks are usually one run.
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string s;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!s.empty()) s += ", ";
+    s += std::to_string(ranks[i]);
+    if (j > i) s += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return s.empty() ? "none" : s;
+}
+
+std::string string_or(const json& obj, const char* key, const char* fallback) {
+  if (obj.is_object() && obj.contains(key) && obj[key].is_string()) return obj[key].get<std::string>();
+  return fallback;
+}
+
+void heading_line(std::string& md, const Report& r) {
+  const Summary& s = r.judgement->summary;
+  md += "# gpuaccept: " + (s.overall.empty() ? std::string("UNKNOWN") : s.overall) + "\n\n";
+  const json& run = r.run;
+  std::size_t hosts = run.contains("hosts") ? run["hosts"].size() : r.hosts.size();
+  std::size_t ranks = run.contains("ranks") ? run["ranks"].size() : 0;
+  md += std::to_string(s.pass) + " pass, " + std::to_string(s.fail) + " fail, " + std::to_string(s.missing) +
+        " missing, " + std::to_string(s.skipped) + " skipped, " + std::to_string(s.error) + " error — " +
+        std::to_string(hosts) + (hosts == 1 ? " host, " : " hosts, ") + std::to_string(ranks) +
+        (ranks == 1 ? " rank" : " ranks") + " — started " + string_or(run, "started", "(unknown)") + ", ended " +
+        string_or(run, "ended", "(not recorded)") + " — exit code " + std::to_string(s.exit_code) + "\n";
+}
+
+void incomplete_section(std::string& md, const Report& r) {
+  const auto& inc = r.judgement->incomplete;
+  if (!inc) return;
+  md += "\n## Incomplete: probe `" + inc->probe + "` did not finish\n\n";
+  md += (inc->reason.empty() ? std::string("No reason recorded.") : inc->reason) + "\n\n";
+  std::vector<std::string> missing_hosts;
+  for (const auto& m : inc->missing_ranks)
+    if (std::find(missing_hosts.begin(), missing_hosts.end(), m.host) == missing_hosts.end())
+      missing_hosts.push_back(m.host);
+  md += "Hosts with missing ranks: " + (missing_hosts.empty() ? std::string("none recorded") : "") ;
+  for (std::size_t i = 0; i < missing_hosts.size(); ++i) md += (i ? ", " : "") + missing_hosts[i];
+  md += "\n\n| rank | host | state |\n|---:|---|---|\n";
+  for (const auto& m : inc->missing_ranks)
+    md += "| " + std::to_string(m.rank) + " | " + cell(m.host) + " | missing: never arrived |\n";
+  for (const auto& w : inc->waiting_ranks)
+    md += "| " + std::to_string(w.rank) + " | " + cell(w.host) + " | waiting on the missing ranks |\n";
+  if (inc->detected_by >= 0) md += "\nDetected by rank " + std::to_string(inc->detected_by) + ".\n";
+}
+
+void failing_section(std::string& md, const Report& r) {
+  std::vector<const Verdict*> failing;
+  for (const auto& v : r.judgement->verdicts)
+    if (v.status == VerdictStatus::fail || v.status == VerdictStatus::missing || v.status == VerdictStatus::error)
+      failing.push_back(&v);
+  std::stable_partition(failing.begin(), failing.end(),
+                        [](const Verdict* v) { return v->severity == Severity::error; });
+  md += "\n## Failing criteria\n\n";
+  if (failing.empty()) {
+    md += "None.\n";
+    return;
+  }
+  md += "| severity | status | criterion | place | value | bound | reason |\n|---|---|---|---|---:|---|---|\n";
+  for (const Verdict* v : failing)
+    md += "| " + std::string(to_string(v->severity)) + " | " + to_string(v->status) + " | " + cell(v->criterion) +
+          " | " + cell(v->place) + " | " + cell(quantity(v->value, v->text, v->unit)) + " | " +
+          cell(bound_text(v->bounds, v->unit)) + " | " + cell(v->reason) + " |\n";
+}
+
+void probes_section(std::string& md, const Report& r) {
+  md += "\n## Probes\n\n";
+  if (r.judgement->probes.empty()) {
+    md += "No probe ran.\n";
+    return;
+  }
+  md += "| probe | status | reason |\n|---|---|---|\n";
+  for (const auto& p : r.judgement->probes)
+    md += "| " + cell(p.name) + " | " + to_string(p.status) + " | " + cell(p.reason) + " |\n";
+}
+
+std::string numa_text(const std::optional<int>& n) { return n ? "NUMA " + std::to_string(*n) : "NUMA ?"; }
+
+void topology_brief(std::string& md, const topo::HostTopology* h) {
+  if (!h) {
+    md += "Topology: not recorded.\n";
+    return;
+  }
+  md += "Topology: " + std::to_string(h->numa_nodes.size()) + " NUMA nodes, " + std::to_string(h->gpus.size()) +
+        " GPUs, " + std::to_string(h->nics.size()) + " NICs\n\n";
+  md += "- NUMA nodes:";
+  for (std::size_t i = 0; i < h->numa_nodes.size(); ++i) {
+    const auto& n = h->numa_nodes[i];
+    md += std::string(i ? ";" : "") + " " + std::to_string(n.os_index);
+    std::vector<std::string> parts;
+    if (!n.cpuset.empty()) parts.push_back("CPUs " + n.cpuset);
+    if (n.memory_bytes) parts.push_back(format_quantity(double(*n.memory_bytes), "B"));
+    if (!parts.empty()) md += " (" + parts[0] + (parts.size() > 1 ? ", " + parts[1] : "") + ")";
+  }
+  md += h->numa_nodes.empty() ? " none\n" : "\n";
+  md += "- GPUs:";
+  for (std::size_t i = 0; i < h->gpus.size(); ++i) {
+    const auto& g = h->gpus[i];
+    md += std::string(i ? ";" : "") + " " + std::to_string(g.index) + " (" + numa_text(g.numa_node);
+    if (!g.nearest_nics.empty()) {
+      md += ", NIC ";
+      for (std::size_t k = 0; k < g.nearest_nics.size(); ++k) md += (k ? "/" : "") + g.nearest_nics[k];
+      if (g.nic_path) md += std::string(" ") + topo::to_string(*g.nic_path);
+    } else {
+      md += ", no NIC";
+    }
+    md += ")";
+  }
+  md += h->gpus.empty() ? " none\n" : "\n";
+  md += "- NICs:";
+  for (std::size_t i = 0; i < h->nics.size(); ++i) {
+    const auto& n = h->nics[i];
+    md += std::string(i ? ";" : "") + " " + n.name + " (" + numa_text(n.numa_node) + ")";
+  }
+  md += h->nics.empty() ? " none\n" : "\n";
+}
+
+void metric_table(std::string& md, const HostSection& s) {
+  if (s.rows.empty()) {
+    md += "\nNo metrics measured here.\n";
+  } else {
+    md += "\n| place | where | metric | params | value | verdicts |\n|---|---|---|---|---:|---|\n";
+    for (const auto& row : s.rows) {
+      const Metric& m = *row.metric;
+      std::string verdicts;
+      for (std::size_t i = 0; i < row.verdicts.size(); ++i) verdicts += (i ? "; " : "") + mark(*row.verdicts[i]);
+      md += "| " + cell(row.place) + " | " + cell(row.where) + " | " + cell(m.metric) + " | " +
+            cell(params_text(m.params)) + " | " + cell(quantity(m.value, m.text, m.unit)) + " | " + cell(verdicts) +
+            " |\n";
+    }
+  }
+  if (!s.other_verdicts.empty()) {
+    md += "\nVerdicts not tied to one measured row:\n\n";
+    for (const Verdict* v : s.other_verdicts)
+      md += "- " + mark(*v) + " at " + v->place + ": " + v->reason + "\n";
+  }
+}
+
+void host_sections(std::string& md, const Report& r) {
+  md += "\n## Hosts\n";
+  if (r.hosts.empty()) md += "\nNo hosts recorded.\n";
+  for (const auto& s : r.hosts) {
+    md += "\n### " + s.host + "\n\nRanks: " + rank_list(s.ranks) + "\n\n";
+    topology_brief(md, r.journal->topology.find(s.host));
+    metric_table(md, s);
+  }
+  if (!r.cluster.rows.empty() || !r.cluster.other_verdicts.empty()) {
+    md += "\n## Cluster and pair metrics\n";
+    metric_table(md, r.cluster);
+  }
+}
+
+}  // namespace
+
+std::string report_to_markdown(const Report& r) {
+  std::string md;
+  md.reserve(256 + r.judgement->metrics.size() * 160);
+  heading_line(md, r);
+  incomplete_section(md, r);
+  failing_section(md, r);
+  probes_section(md, r);
+  host_sections(md, r);
+  return md;
+}
+
+}  // namespace ga
