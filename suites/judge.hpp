@@ -19,8 +19,9 @@ struct Metric {
   std::string unit;
   std::optional<double> value;          // median of the samples
   std::optional<double> min, max;
-  std::optional<std::string> text;      // text metrics: the (single) observed text
+  std::optional<std::string> text;      // text metrics: the most frequent observed text
   int count = 0;
+  std::string note;                     // why the value is less certain: other texts or units seen
 };
 
 struct ProbeSummary {

@@ -15,6 +15,7 @@ struct Verdict {
   std::string criterion;
   std::string metric;
   std::string place;
+  nlohmann::json params = nlohmann::json::object();  // the metric's sample params (size, direction ...)
   VerdictStatus status = VerdictStatus::pass;
   std::optional<double> value;
   std::optional<std::string> text;      // for text metrics

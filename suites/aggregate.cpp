@@ -1,0 +1,78 @@
+// Samples -> metrics: one per (metric, place, params). The median is judged because one
+// slow iteration (a page fault, a context switch) must not decide a verdict.
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "suites/judge.hpp"
+#include "suites/judge_parts.hpp"
+
+namespace ga {
+
+std::vector<Metric> aggregate(const std::vector<Sample>& samples) {
+  struct Acc {
+    Metric m;
+    std::vector<double> values;
+    std::map<std::string, int> texts;
+    std::map<std::string, int> units;
+  };
+  // params.dump() is canonical (nlohmann objects keep their keys sorted), so it is a key.
+  std::map<std::tuple<std::string, std::string, std::string>, Acc> groups;
+  for (const auto& s : samples) {
+    auto& a = groups[{s.metric, s.place, s.params.dump()}];
+    if (a.m.count == 0) {
+      a.m.metric = s.metric;
+      a.m.place = s.place;
+      a.m.params = s.params;
+    }
+    ++a.m.count;
+    if (s.value) a.values.push_back(*s.value);
+    if (s.text) ++a.texts[*s.text];
+    ++a.units[s.unit];
+  }
+
+  std::vector<Metric> out;
+  out.reserve(groups.size());
+  for (auto& [key, a] : groups) {
+    Metric m = std::move(a.m);
+    std::vector<std::string> notes;
+    // Most frequent unit and text; ties go to the first in sorted order, so the result does
+    // not depend on the order ranks happened to write in.
+    auto most = [](const std::map<std::string, int>& counts) {
+      auto best = counts.begin();
+      for (auto it = counts.begin(); it != counts.end(); ++it)
+        if (it->second > best->second) best = it;
+      return best;
+    };
+    if (!a.units.empty()) {
+      m.unit = most(a.units)->first;
+      if (a.units.size() > 1) notes.push_back("samples disagree on the unit; kept " + m.unit);
+    }
+    if (!a.values.empty()) {
+      m.value = judging::median(a.values);
+      m.min = *std::min_element(a.values.begin(), a.values.end());
+      m.max = *std::max_element(a.values.begin(), a.values.end());
+    }
+    if (!a.texts.empty()) {
+      auto best = most(a.texts);
+      m.text = best->first;
+      if (a.texts.size() > 1) {
+        std::vector<std::string> others;
+        for (const auto& [t, n] : a.texts)
+          if (t != best->first) others.push_back("\"" + t + "\" (" + std::to_string(n) + "x)");
+        notes.push_back("kept \"" + best->first + "\" (" + std::to_string(best->second) +
+                        "x); also seen " + judging::list_text(others));
+      }
+    }
+    for (const auto& n : notes) m.note += (m.note.empty() ? "" : "; ") + n;
+    out.push_back(std::move(m));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Metric& a, const Metric& b) {
+    if (a.metric != b.metric) return a.metric < b.metric;
+    if (a.place != b.place) return judging::place_less(a.place, b.place);
+    return a.params.dump() < b.params.dump();
+  });
+  return out;
+}
+
+}  // namespace ga

@@ -1,0 +1,418 @@
+// The judge: journal + criteria -> verdicts. Pure: everything it says follows from its two
+// arguments, so the live run and `gpuaccept judge DIR` agree byte for byte.
+#include "suites/judge.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "suites/judge_parts.hpp"
+#include "topology/place.hpp"
+
+namespace ga {
+
+namespace {
+
+using judging::BoundResolver;
+using judging::Facts;
+using judging::format_number;
+using judging::format_value;
+using judging::Resolved;
+
+// Numbers equal within one part in 1e9 count as equal, and bounds get the same slack, so a
+// value that is exactly the bound passes even after 0.9 x 50e9 rounding.
+constexpr double kRelTolerance = 1e-9;
+double tolerance(double a, double b) { return kRelTolerance * std::max(std::fabs(a), std::fabs(b)); }
+
+bool uses(const Criterion& c, const std::string& of) {
+  return c.value.of == of || c.low.of == of || c.high.of == of;
+}
+
+bool is_glob(const std::string& metric) { return !metric.empty() && metric.back() == '*'; }
+
+bool where_matches(const nlohmann::json& where, const nlohmann::json& params) {
+  for (const auto& [k, v] : where.items())
+    if (!params.contains(k) || params.at(k) != v) return false;
+  return true;
+}
+
+std::string value_text(const Metric& m) {
+  if (m.value) return format_value(*m.value, m.unit);
+  return "\"" + m.text.value_or("") + "\"";
+}
+
+// How far v is from a reference, as people say it: "41.4% below".
+std::string percent_off(double v, double ref, const char* below, const char* above) {
+  if (ref == 0) return v < ref ? below : above;
+  return format_number(std::fabs(v - ref) / std::fabs(ref) * 100) + "% " + (v < ref ? below : above);
+}
+
+class CriterionJudge {
+ public:
+  CriterionJudge(const Facts& facts, const std::vector<Metric>& metrics) : facts_(facts), metrics_(metrics) {}
+
+  std::vector<Verdict> judge(const Criterion& c) const {
+    std::vector<Verdict> out;
+    if (uses(c, "expected") && !facts_.expected) {
+      // Without a stated topology there is nothing to hold the hosts against; the majority
+      // criteria still compare them with each other.
+      Verdict v = base(c, c.metric, place::cluster());
+      v.status = VerdictStatus::skipped;
+      v.reason = "no --expect-topology given: nothing to compare " + c.metric + " with";
+      out.push_back(std::move(v));
+      return out;
+    }
+    for (const auto& name : metric_names(c)) {
+      auto part = judge_metric(c, name);
+      std::stable_sort(part.begin(), part.end(), [](const Verdict& a, const Verdict& b) {
+        if (a.place != b.place) return judging::place_less(a.place, b.place);
+        return a.params.dump() < b.params.dump();
+      });
+      out.insert(out.end(), part.begin(), part.end());
+    }
+    return out;
+  }
+
+ private:
+  // `inventory.version.*` stands for every metric with that prefix that was measured (or,
+  // for criteria against the expected topology, that the expected topology states).
+  std::vector<std::string> metric_names(const Criterion& c) const {
+    if (!is_glob(c.metric)) return {c.metric};
+    const std::string prefix = c.metric.substr(0, c.metric.size() - 1);
+    std::set<std::string> names;
+    for (const auto& m : metrics_)
+      if (m.metric.rfind(prefix, 0) == 0) names.insert(m.metric);
+    if (uses(c, "expected") && facts_.expected)
+      for (const auto& f : *facts_.expected)
+        if (f.metric.rfind(prefix, 0) == 0) names.insert(f.metric);
+    if (names.empty()) return {c.metric};
+    return {names.begin(), names.end()};
+  }
+
+  Verdict base(const Criterion& c, const std::string& metric, const std::string& place) const {
+    Verdict v;
+    v.criterion = c.name;
+    v.metric = metric;
+    v.place = place;
+    v.severity = c.severity;
+    return v;
+  }
+
+  static std::string probe_of(const std::string& metric) { return metric.substr(0, metric.find('.')); }
+
+  // Why the expected topology makes this criterion's metric required, or "" when it does not.
+  std::string expected_requires(const Criterion& c, const std::string& metric) const {
+    if (c.required != Required::automatic || !facts_.journal->expected_topology) return {};
+    const auto& e = *facts_.journal->expected_topology;
+    if (c.scope == "gpu" && !e.gpus.empty())
+      return "the expected topology has " + std::to_string(e.gpus.size()) + " GPUs";
+    if (c.scope == "nic" && !e.nics.empty())
+      return "the expected topology has " + std::to_string(e.nics.size()) + " NICs";
+    if (metric.rfind("topology.", 0) == 0)
+      for (const auto& f : *facts_.expected)
+        if (f.metric == metric) return "the expected topology states it";
+    return {};
+  }
+
+  // What the probe did on one host, as a clause for a missing verdict's reason.
+  std::string probe_clause(const std::string& probe, const std::string& host) const {
+    auto p = facts_.outcomes.find(probe);
+    if (p == facts_.outcomes.end()) return "probe " + probe + " did not run";
+    auto h = p->second.find(host);
+    if (h == p->second.end()) return "probe " + probe + " reported nothing from this host";
+    const auto& o = h->second;
+    const std::string why = o.reason.empty() ? "" : ": " + o.reason;
+    switch (o.status) {
+      case ProbeStatus::skipped: return "probe " + probe + " was skipped here" + why;
+      case ProbeStatus::failed: return "probe " + probe + " failed here" + why;
+      case ProbeStatus::timeout: return "probe " + probe + " timed out here";
+      case ProbeStatus::ok: return "probe " + probe + " ran but produced none here";
+    }
+    return {};
+  }
+
+  std::vector<Verdict> judge_metric(const Criterion& c, const std::string& name) const {
+    std::vector<const Metric*> selected;
+    for (const auto& m : metrics_) {
+      if (m.metric != name) continue;
+      if (!c.scope.empty() && place::to_string(place::kind(m.place)) != c.scope) continue;
+      if (!where_matches(c.where, m.params)) continue;
+      selected.push_back(&m);
+    }
+    const std::string by_expected = expected_requires(c, name);
+    const std::string required_why = c.required == Required::yes ? "the criteria require it" : by_expected;
+    if (selected.empty()) return absent_everywhere(c, name, required_why);
+
+    BoundResolver resolver(facts_, selected);
+    std::vector<Verdict> out;
+    for (const Metric* m : selected) out.push_back(evaluate(c, *m, resolver));
+    if (c.required != Required::no) absent_somewhere(c, name, selected, by_expected, out);
+    return out;
+  }
+
+  // The rule for absent things, when no place produced the metric at all.
+  std::vector<Verdict> absent_everywhere(const Criterion& c, const std::string& name,
+                                         const std::string& required_why) const {
+    std::vector<Verdict> out;
+    const std::string probe = probe_of(name);
+    if (!required_why.empty()) {
+      std::vector<std::string> places = facts_.hosts;
+      if (places.empty()) places.push_back(place::cluster());
+      for (const auto& h : places) {
+        Verdict v = base(c, name, h);
+        v.status = VerdictStatus::missing;
+        v.reason = "no host produced " + name + ", and " + required_why + "; " + probe_clause(probe, h);
+        out.push_back(std::move(v));
+      }
+      return out;
+    }
+    Verdict v = base(c, name, place::cluster());
+    v.status = VerdictStatus::skipped;
+    auto p = facts_.probes.find(probe);
+    if (p == facts_.probes.end()) {
+      v.reason = facts_.journal->run_ended ? "probe " + probe + " is not in this run's suite"
+                                           : "probe " + probe + " did not run before the run stopped";
+    } else {
+      const ProbeSummary& s = *p->second;
+      switch (s.status) {
+        case ProbeStatus::skipped: v.reason = s.reason.empty() ? "probe " + probe + " was skipped" : s.reason; break;
+        case ProbeStatus::failed: v.reason = "no " + name + ": probe " + probe + " failed (" + s.reason + ")"; break;
+        case ProbeStatus::timeout: v.reason = "no " + name + ": probe " + probe + " did not finish"; break;
+        case ProbeStatus::ok:
+          v.reason = "probe " + probe + " produced no " + name;
+          if (!c.scope.empty()) v.reason += " at scope " + c.scope;
+          if (!c.where.empty()) v.reason += " with " + c.where.dump();
+          break;
+      }
+    }
+    out.push_back(std::move(v));
+    return out;
+  }
+
+  // The rule for absent things, when some places produced the metric and others that should
+  // have did not: every host for host metrics, every GPU/NIC/NUMA node in a host's topology
+  // for those, and every place the expected topology states for criteria against it.
+  void absent_somewhere(const Criterion& c, const std::string& name, const std::vector<const Metric*>& selected,
+                        const std::string& by_expected, std::vector<Verdict>& out) const {
+    std::string scope = c.scope;
+    if (scope.empty()) {
+      scope = place::to_string(place::kind(selected.front()->place));
+      for (const Metric* m : selected)
+        if (place::to_string(place::kind(m->place)) != scope) return;  // mixed kinds: no one shape to expect
+    }
+    std::set<std::string> present, hosts_present;
+    for (const Metric* m : selected) {
+      present.insert(m->place);
+      hosts_present.insert(place::host_of(m->place));
+    }
+    std::vector<std::pair<std::string, std::string>> want;  // place, why it should be there
+    auto add = [&](const std::string& p, const std::string& why) {
+      for (const auto& w : want)
+        if (w.first == p) return;
+      want.emplace_back(p, why);
+    };
+    const std::string others = "other " + judging::plural_of_kind(selected.front()->place) + " have it (" +
+                               std::to_string(present.size()) + ")";
+    for (const auto& host : facts_.hosts) {
+      if (scope == "host") {
+        add(host, others);
+      } else if (scope == "gpu" || scope == "nic" || scope == "numa") {
+        auto t = facts_.topology.find(host);
+        if (t == facts_.topology.end()) {
+          if (!hosts_present.count(host)) add(host, others + "; no topology recorded for this host");
+        } else {
+          std::vector<std::string> places;
+          const topo::HostTopology& h = *t->second;
+          if (scope == "gpu")
+            for (const auto& g : h.gpus) places.push_back(place::gpu(host, g.index));
+          if (scope == "nic")
+            for (const auto& n : h.nics) places.push_back(place::nic(host, n.name));
+          if (scope == "numa")
+            for (const auto& n : h.numa_nodes) places.push_back(place::numa(host, n.os_index));
+          for (const auto& p : places) add(p, "it is in this host's topology and " + others);
+          if (places.empty() && !by_expected.empty() && !hosts_present.count(host))
+            add(host, by_expected + ", this host shows no " + scope);
+        }
+      }
+      if (uses(c, "expected") && facts_.expected)
+        for (const auto& f : *facts_.expected)
+          if (f.metric == name) add(f.subplace.empty() ? host : host + "/" + f.subplace, "the expected topology states it");
+    }
+    const std::string probe = probe_of(name);
+    for (const auto& [p, why] : want) {
+      const bool host_level = place::kind(p) == place::Kind::host;
+      if (present.count(p) || (host_level && scope != "host" && hosts_present.count(p))) continue;
+      Verdict v = base(c, name, p);
+      v.status = VerdictStatus::missing;
+      v.reason = "no " + name + " from " + p + ": " + why + "; " + probe_clause(probe, place::host_of(p));
+      out.push_back(std::move(v));
+    }
+  }
+
+  Verdict evaluate(const Criterion& c, const Metric& m, const BoundResolver& r) const {
+    Verdict v = base(c, m.metric, m.place);
+    v.params = m.params;
+    v.unit = m.unit;
+    v.value = m.value;
+    v.text = m.text;
+    auto error = [&](const std::string& why) {
+      v.status = VerdictStatus::error;
+      v.reason = why;
+      return v;
+    };
+    if (!c.unit.empty() && m.unit != c.unit)
+      return error(m.metric + " is in " + m.unit + ", the criterion expects " + c.unit);
+    if (!m.value && c.comparator != Comparator::equals)
+      return error(m.metric + " is text; compare: " + std::string(to_string(c.comparator)) + " needs a number");
+
+    if (c.comparator == Comparator::within_pct_of_median) return within(c, m, r, v);
+    if (c.comparator == Comparator::between) return between(c, m, r, v);
+
+    Resolved b = r.resolve(c.value, m);
+    if (b.unusable) {
+      v.status = *b.unusable;
+      v.reason = m.metric + ": " + b.why;
+      return v;
+    }
+    v.reference = b.reference;
+    v.reference_text = b.reference_text;
+    const std::string op = to_string(c.comparator);
+    if (c.comparator == Comparator::equals && !m.value) {
+      if (!b.text) return error(m.metric + " is text; quote the value in the criteria to compare it as text");
+      v.bounds = {{"op", op}, {"text", *b.text}};
+      const bool ok = *m.text == *b.text;
+      v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
+      v.reason = m.metric + " is " + value_text(m) + (ok ? ", equal to " : ", not ") + b.said;
+      return v;
+    }
+    if (!b.number) return error(m.metric + " is a number; the criterion compares it with text " + b.said);
+    const double x = *m.value, bound = *b.number, tol = tolerance(x, bound);
+    v.bounds = {{"op", op}, {"value", bound}};
+    bool ok = false;
+    switch (c.comparator) {
+      case Comparator::ge:
+        ok = x >= bound - tol;
+        v.reason = m.metric + " " + value_text(m) +
+                   (ok ? " >= " + b.said : " is " + percent_off(x, bound, "below", "above") + " the floor " + b.said);
+        break;
+      case Comparator::le:
+        ok = x <= bound + tol;
+        v.reason = m.metric + " " + value_text(m) +
+                   (ok ? " <= " + b.said
+                       : " is " + percent_off(x, bound, "below", "above") + " the ceiling " + b.said);
+        break;
+      default:  // equals
+        ok = std::fabs(x - bound) <= tol;
+        v.reason = m.metric + " is " + value_text(m) + (ok ? ", equal to " : ", not ") + b.said;
+        break;
+    }
+    v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
+    return v;
+  }
+
+  Verdict between(const Criterion& c, const Metric& m, const BoundResolver& r, Verdict v) const {
+    Resolved lo = r.resolve(c.low, m), hi = r.resolve(c.high, m);
+    for (const Resolved* b : {&lo, &hi})
+      if (b->unusable) {
+        v.status = *b->unusable;
+        v.reason = m.metric + ": " + b->why;
+        return v;
+      }
+    if (!lo.number || !hi.number) {
+      v.status = VerdictStatus::error;
+      v.reason = m.metric + ": between needs numeric bounds";
+      return v;
+    }
+    v.reference = lo.reference ? lo.reference : hi.reference;
+    const double x = *m.value;
+    v.bounds = {{"op", "between"}, {"low", *lo.number}, {"high", *hi.number}};
+    const bool low_ok = x >= *lo.number - tolerance(x, *lo.number);
+    const bool high_ok = x <= *hi.number + tolerance(x, *hi.number);
+    v.status = low_ok && high_ok ? VerdictStatus::pass : VerdictStatus::fail;
+    const std::string range = "[" + lo.said + ", " + hi.said + "]";
+    if (!low_ok) v.reason = m.metric + " " + value_text(m) + " is below " + range;
+    else if (!high_ok) v.reason = m.metric + " " + value_text(m) + " is above " + range;
+    else v.reason = m.metric + " " + value_text(m) + " is within " + range;
+    return v;
+  }
+
+  Verdict within(const Criterion& c, const Metric& m, const BoundResolver& r, Verdict v) const {
+    const double med = *r.median(), x = *m.value;
+    v.reference = med;
+    const double low = med - std::fabs(med) * c.pct / 100, high = med + std::fabs(med) * c.pct / 100;
+    v.bounds = {{"op", "within_pct_of_median"}, {"pct", c.pct}, {"median", med}, {"low", low}, {"high", high}};
+    const double off = med == 0 ? (x == 0 ? 0 : INFINITY) : std::fabs(x - med) / std::fabs(med) * 100;
+    const bool ok = off <= c.pct + c.pct * kRelTolerance;
+    v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
+    const std::string allowed = " (allowed " + format_number(c.pct) + "%, over " +
+                                std::to_string(r.selected().size()) + " " + judging::plural_of_kind(m.place) + ")";
+    if (med == 0)
+      v.reason = m.metric + " " + value_text(m) + (ok ? " equals" : " differs from") + " the cluster median 0";
+    else if (x == med)
+      v.reason = m.metric + " " + value_text(m) + " is the cluster median" + allowed;
+    else
+      v.reason = m.metric + " " + value_text(m) + " is " + percent_off(x, med, "below", "above") +
+                 " the cluster median " + format_value(med, m.unit) + allowed;
+    return v;
+  }
+
+  const Facts& facts_;
+  const std::vector<Metric>& metrics_;
+};
+
+// A probe that failed on a host fails that host, whatever the criteria say; one skipped on
+// some hosts only is shown there (the criteria decide whether the absence matters).
+std::vector<Verdict> probe_verdicts(const std::vector<ProbeSummary>& probes) {
+  std::vector<Verdict> out;
+  for (const auto& p : probes) {
+    for (const auto& [host, o] : judging::host_outcomes(p)) {
+      const bool failed = o.status == ProbeStatus::failed;
+      const bool skipped_here = o.status == ProbeStatus::skipped && p.status != ProbeStatus::skipped;
+      if (!failed && !skipped_here) continue;
+      Verdict v;
+      v.criterion = v.metric = "probe." + p.name;
+      v.place = host;
+      v.severity = Severity::error;
+      v.status = failed ? VerdictStatus::fail : VerdictStatus::skipped;
+      v.reason = "probe " + p.name + (failed ? " failed" : " was skipped") + (o.reason.empty() ? "" : ": " + o.reason);
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Judgement judge(const JournalData& journal, const CriteriaSet& criteria) {
+  Judgement j;
+  j.metrics = aggregate(journal.samples);
+  j.probes = judging::summarize_probes(journal);
+  const Facts facts = judging::gather_facts(journal, j.probes);
+
+  j.verdicts = probe_verdicts(j.probes);
+  const CriterionJudge cj(facts, j.metrics);
+  for (const auto& c : criteria.criteria) {
+    auto vs = cj.judge(c);
+    j.verdicts.insert(j.verdicts.end(), vs.begin(), vs.end());
+  }
+
+  j.incomplete = judging::find_incomplete(journal, j.probes);
+  bool fails = false;
+  for (const auto& v : j.verdicts) {
+    switch (v.status) {
+      case VerdictStatus::pass: ++j.summary.pass; break;
+      case VerdictStatus::fail: ++j.summary.fail; break;
+      case VerdictStatus::missing: ++j.summary.missing; break;
+      case VerdictStatus::skipped: ++j.summary.skipped; break;
+      case VerdictStatus::error: ++j.summary.error; break;
+    }
+    fails = fails || v.fails_run();
+  }
+  if (j.incomplete) j.summary = {j.summary.pass, j.summary.fail, j.summary.missing, j.summary.skipped,
+                                 j.summary.error, "INCOMPLETE", 3};
+  else if (fails) j.summary.overall = "FAIL", j.summary.exit_code = 1;
+  else j.summary.overall = "PASS", j.summary.exit_code = 0;
+  return j;
+}
+
+}  // namespace ga

@@ -1,0 +1,97 @@
+// Pieces of the judge, split by what they know. Internal to suites/: the public contract is
+// suites/judge.hpp.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <map>
+
+#include "probes/journal.hpp"
+#include "suites/judge.hpp"
+#include "topology/topology.hpp"
+
+namespace ga::judging {
+
+// Natural order of places: digit runs compare as numbers, so node2 < node10 and
+// gpu:3 < gpu:10; `cluster` sorts before every host.
+bool place_less(const std::string& a, const std::string& b);
+
+// "20.5 GB/s", "3.2 ms", "512 GiB", "8": three significant digits, in the unit people read.
+std::string format_value(double v, const std::string& unit);
+std::string format_number(double v);  // three significant digits, no exponent for ordinary sizes
+
+// Factor that turns a value in `from` into `to` (Gb/s -> B/s: 1.25e8); nullopt when the two
+// measure different things. Equal or empty units give 1.
+std::optional<double> unit_factor(const std::string& from, const std::string& to);
+
+double median(std::vector<double> v);
+
+// "n1, n2, n3" or "n1, n2, n3 and 5 more": lists in reasons stay one line.
+std::string list_text(const std::vector<std::string>& items, std::size_t show = 4);
+// "rank 2 (host n2)" / "ranks 0-1,3 (hosts n1, n3)"
+std::string ranks_text(std::vector<RankRef> ranks);
+
+std::vector<ProbeSummary> summarize_probes(const JournalData&);
+
+// What a rank's host did in one probe, folded over the ranks on that host.
+struct HostOutcome {
+  ProbeStatus status = ProbeStatus::ok;
+  std::string reason;
+};
+// Per host, in natural order: failed if a rank failed, timeout if one timed out, skipped if
+// all skipped, else ok.
+std::vector<std::pair<std::string, HostOutcome>> host_outcomes(const ProbeSummary&);
+
+std::optional<IncompleteRecord> find_incomplete(const JournalData&, const std::vector<ProbeSummary>&);
+
+// What the judge knows about the cluster besides the metrics, computed once per judgement.
+struct Facts {
+  const JournalData* journal = nullptr;
+  std::vector<std::string> hosts;                               // from the ranks, natural order
+  std::map<std::string, const topo::HostTopology*> topology;    // host -> its recorded topology
+  std::map<std::string, std::vector<topo::Feature>> features;   // host -> features(topology)
+  std::optional<std::vector<topo::Feature>> expected;           // features(expected topology)
+  std::map<std::string, const ProbeSummary*> probes;
+  std::map<std::string, std::map<std::string, HostOutcome>> outcomes;  // probe -> host -> outcome
+};
+Facts gather_facts(const JournalData&, const std::vector<ProbeSummary>&);
+
+// A place relative to its host: "" for the host, "gpu:3", "gpu:0~gpu:1" for a pair on one
+// host. Used to hold gpu:3 of one host against gpu:3 of the others and of the expected host.
+std::string relative_place(const std::string& place);
+const topo::Feature* find_feature(const std::vector<topo::Feature>&, const std::string& subplace,
+                                  const std::string& metric);
+
+// A bound made concrete for one metric at one place.
+struct Resolved {
+  std::optional<double> number;                 // in the metric's unit
+  std::optional<std::string> text;
+  std::optional<double> reference;              // what the fraction was applied to (metric's unit)
+  std::optional<std::string> reference_text;
+  std::string said;                             // how the bound reads in a reason
+  std::optional<VerdictStatus> unusable;        // skipped or error: the bound has no value here
+  std::string why;
+};
+
+// The context a bound is resolved in: the metrics one criterion selected, sorted by place.
+class BoundResolver {
+ public:
+  BoundResolver(const Facts& facts, const std::vector<const Metric*>& selected);
+  Resolved resolve(const Bound&, const Metric&) const;
+  std::optional<double> median() const { return median_; }
+  const std::vector<const Metric*>& selected() const { return selected_; }
+
+ private:
+  Resolved majority(const Bound&, const Metric&) const;
+  Resolved expected(const Bound&, const Metric&) const;
+  Resolved topology_feature(const Bound&, const Metric&) const;
+  const Facts& facts_;
+  std::vector<const Metric*> selected_;
+  std::optional<double> median_;
+};
+
+// "hosts", "GPUs", "NUMA nodes" ...: for counts in reasons.
+std::string plural_of_kind(const std::string& place);
+
+}  // namespace ga::judging

@@ -1,0 +1,233 @@
+// Where a relative bound gets its number: the cluster's own median, the majority of the
+// same place on every host, the expected topology, or a feature of the place's own host.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "suites/judge_parts.hpp"
+#include "topology/place.hpp"
+
+namespace ga::judging {
+
+Facts gather_facts(const JournalData& j, const std::vector<ProbeSummary>& probes) {
+  Facts f;
+  f.journal = &j;
+  for (const auto& r : j.ranks)
+    if (std::find(f.hosts.begin(), f.hosts.end(), r.host) == f.hosts.end()) f.hosts.push_back(r.host);
+  if (f.hosts.empty())  // a journal without ranks still has hosts in its topology records
+    for (const auto& h : j.topology.hosts) f.hosts.push_back(h.hostname);
+  std::sort(f.hosts.begin(), f.hosts.end(), place_less);
+  for (const auto& h : j.topology.hosts)
+    if (!f.topology.count(h.hostname)) {
+      f.topology[h.hostname] = &h;
+      f.features[h.hostname] = topo::features(h);
+    }
+  if (j.expected_topology) f.expected = topo::features(*j.expected_topology);
+  for (const auto& p : probes) {
+    f.probes[p.name] = &p;  // a probe run twice: the last run counts, as in the journal
+    auto& per_host = f.outcomes[p.name];
+    per_host.clear();
+    for (const auto& [host, o] : host_outcomes(p)) per_host[host] = o;
+  }
+  return f;
+}
+
+std::string relative_place(const std::string& p) {
+  if (auto pr = place::split_pair(p)) return relative_place(pr->first) + "~" + relative_place(pr->second);
+  if (p == place::cluster()) return p;
+  auto slash = p.find('/');
+  return slash == std::string::npos ? std::string() : p.substr(slash + 1);
+}
+
+const topo::Feature* find_feature(const std::vector<topo::Feature>& fs, const std::string& sub,
+                                  const std::string& metric) {
+  for (const auto& f : fs)
+    if (f.subplace == sub && f.metric == metric) return &f;
+  return nullptr;
+}
+
+std::string plural_of_kind(const std::string& p) {
+  switch (place::kind(p)) {
+    case place::Kind::host: return "hosts";
+    case place::Kind::gpu: return "GPUs";
+    case place::Kind::nic: return "NICs";
+    case place::Kind::numa: return "NUMA nodes";
+    case place::Kind::pair: return "pairs";
+    default: return "places";
+  }
+}
+
+namespace {
+
+std::string fraction_of(double fraction, const std::string& what) {
+  return fraction == 1.0 ? what : format_number(fraction) + " x " + what;
+}
+
+Resolved unusable(VerdictStatus s, std::string why) {
+  Resolved r;
+  r.unusable = s;
+  r.why = std::move(why);
+  return r;
+}
+
+// Scales a reference quantity into the bound, converting units (a NIC rate in Gb/s against
+// a bandwidth in B/s) so that criteria can be written in the units vendors quote.
+Resolved scaled(const Bound& b, double ref, const std::string& ref_unit, const Metric& m, const std::string& name) {
+  auto factor = unit_factor(ref_unit, m.unit);
+  if (!factor)
+    return unusable(VerdictStatus::error,
+                    "cannot compare " + m.metric + " in " + m.unit + " with " + name + " in " + ref_unit);
+  Resolved r;
+  r.reference = ref * *factor;
+  r.number = *r.reference * b.fraction;
+  r.said = fraction_of(b.fraction, name + " " + format_value(ref, ref_unit));
+  if (b.fraction != 1.0) r.said += " = " + format_value(*r.number, m.unit);
+  return r;
+}
+
+}  // namespace
+
+BoundResolver::BoundResolver(const Facts& facts, const std::vector<const Metric*>& selected)
+    : facts_(facts), selected_(selected) {
+  std::vector<double> values;
+  for (const Metric* m : selected_)
+    if (m->value) values.push_back(*m->value);
+  if (!values.empty()) median_ = judging::median(values);
+}
+
+Resolved BoundResolver::resolve(const Bound& b, const Metric& m) const {
+  if (b.of.empty()) {
+    Resolved r;
+    r.number = b.number;
+    r.text = b.text;
+    r.said = b.number ? format_value(*b.number, m.unit) : "\"" + b.text.value_or("") + "\"";
+    return r;
+  }
+  if (b.of == "median") {
+    if (!median_) return unusable(VerdictStatus::error, m.metric + " has no numeric values to take a median of");
+    Resolved r;
+    r.reference = median_;
+    r.number = *median_ * b.fraction;
+    r.said = fraction_of(b.fraction, "the cluster median " + format_value(*median_, m.unit));
+    if (b.fraction != 1.0) r.said += " = " + format_value(*r.number, m.unit);
+    return r;
+  }
+  if (b.of == "majority") return majority(b, m);
+  if (b.of == "expected") return expected(b, m);
+  return topology_feature(b, m);
+}
+
+Resolved BoundResolver::majority(const Bound& b, const Metric& m) const {
+  // The same position on every host (gpu:3 with gpu:3, the host with the host) and the same
+  // params: GPUs 0-3 on NUMA 0 and 4-7 on NUMA 1 is one healthy layout, not a split vote.
+  const std::string rel = relative_place(m.place), params = m.params.dump();
+  const bool numeric = m.value.has_value();
+  struct Tally {
+    int count = 0;
+    std::size_t first = 0;  // index of the first (lowest-sorted) place with this value
+    std::string place;
+  };
+  std::map<std::string, Tally> tally;  // value key -> tally
+  std::map<std::string, double> numbers;
+  int total = 0;
+  for (std::size_t i = 0; i < selected_.size(); ++i) {
+    const Metric* o = selected_[i];
+    if (relative_place(o->place) != rel || o->params.dump() != params) continue;
+    if (numeric ? !o->value : !o->text) continue;
+    std::string key = numeric ? nlohmann::json(*o->value).dump() : *o->text;
+    if (numeric) numbers[key] = *o->value;
+    auto [it, fresh] = tally.try_emplace(key);
+    if (fresh) it->second = {0, i, o->place};
+    ++it->second.count;
+    ++total;
+  }
+  const Tally* best = nullptr;
+  const std::string* best_key = nullptr;
+  int tied = 0;
+  for (const auto& [key, t] : tally) {
+    if (!best || t.count > best->count || (t.count == best->count && t.first < best->first)) {
+      best = &t;
+      best_key = &key;
+    }
+  }
+  for (const auto& [key, t] : tally) tied += t.count == best->count;
+  Resolved r;
+  const std::string kinds = plural_of_kind(m.place);
+  std::string count = std::to_string(best->count) + " of " + std::to_string(total) + " " + kinds;
+  if (tied > 1)
+    count = "tie: " + std::to_string(best->count) + " of " + std::to_string(total) + " " + kinds +
+            " each; took the value of " + best->place + ", first in order";
+  if (numeric) {
+    const double v = numbers[*best_key];
+    r.reference = v;
+    r.number = v * b.fraction;
+    r.said = fraction_of(b.fraction, "the majority " + format_value(v, m.unit)) + " (" + count + ")";
+  } else {
+    if (b.fraction != 1.0)
+      return unusable(VerdictStatus::error, "a fraction of the majority of a text metric means nothing");
+    r.reference_text = *best_key;
+    r.text = *best_key;
+    r.said = "the majority \"" + *best_key + "\" (" + count + ")";
+  }
+  return r;
+}
+
+Resolved BoundResolver::expected(const Bound& b, const Metric& m) const {
+  if (!facts_.expected) return unusable(VerdictStatus::skipped, "no --expect-topology given");
+  if (place::kind(m.place) == place::Kind::pair && place::host_of(m.place).empty())
+    return unusable(VerdictStatus::skipped, "the expected topology is one host; " + m.place + " spans two");
+  const std::string rel = relative_place(m.place);
+  const topo::Feature* f = find_feature(*facts_.expected, rel, m.metric);
+  if (!f) {
+    for (const auto& e : *facts_.expected)
+      if (e.metric == m.metric)
+        return unusable(VerdictStatus::fail, (rel.empty() ? "this host" : rel) + " is not in the expected topology");
+    return unusable(VerdictStatus::skipped, "the expected topology does not state " + m.metric);
+  }
+  if (f->text || !f->value) {
+    if (m.value) return unusable(VerdictStatus::error, "the expected " + m.metric + " is text, the measured one a number");
+    if (b.fraction != 1.0) return unusable(VerdictStatus::error, "a fraction of an expected text means nothing");
+    Resolved r;
+    r.text = r.reference_text = f->text.value_or("");
+    r.said = "the expected \"" + *r.text + "\" (--expect-topology)";
+    return r;
+  }
+  Resolved r = scaled(b, *f->value, f->unit, m, "the expected");
+  if (!r.unusable) r.said += " (--expect-topology)";
+  return r;
+}
+
+Resolved BoundResolver::topology_feature(const Bound& b, const Metric& m) const {
+  // A pair is bounded by its slower end, so a feature of a pair across hosts is the lower
+  // of the two hosts' values.
+  std::vector<std::string> sides;
+  if (auto pr = place::split_pair(m.place)) sides = {pr->first, pr->second};
+  else sides = {m.place};
+  std::optional<double> best;
+  std::string unit, where;
+  for (const auto& side : sides) {
+    const std::string host = place::host_of(side);
+    if (host.empty()) return unusable(VerdictStatus::skipped, b.of + " needs a place on a host, not " + m.place);
+    auto it = facts_.features.find(host);
+    if (it == facts_.features.end())
+      return unusable(VerdictStatus::skipped, "no topology recorded for host " + host + " to read " + b.of);
+    const std::string rel = relative_place(side);
+    // The place's own value (a NIC's rate), else the host's, else the lowest on the host
+    // (a GPU pair bounded by NIC rate: the slowest NIC is what the pair can count on).
+    const topo::Feature* f = find_feature(it->second, rel, b.of);
+    if (!f) f = find_feature(it->second, "", b.of);
+    if (!f)
+      for (const auto& x : it->second)
+        if (x.metric == b.of && x.value && (!f || *x.value < *f->value)) f = &x;
+    if (!f) return unusable(VerdictStatus::skipped, "host " + host + "'s topology does not state " + b.of);
+    if (!f->value) return unusable(VerdictStatus::error, b.of + " is text; a bound needs a number");
+    if (!best || *f->value < *best) {
+      best = *f->value;
+      unit = f->unit;
+      where = f->subplace.empty() ? host : host + "/" + f->subplace;
+    }
+  }
+  return scaled(b, *best, unit, m, b.of + " of " + where);
+}
+
+}  // namespace ga::judging
