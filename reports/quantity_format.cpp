@@ -58,7 +58,8 @@ std::string format_quantity(double v, const std::string& unit) {
   // Sizes of memory in binary units, as free(1) and nvidia-smi print them.
   static constexpr Scale kBytes[] = {{1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"},
                                      {1024.0, "KiB"}, {1, "B"}};
-  static constexpr Scale kTime[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+  // Latency stops at microseconds, as perftest and OSU print it: "0.93 us", not "930 ns".
+  static constexpr Scale kTime[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}};
   static constexpr Scale kFlops[] = {{1e15, "PFLOP/s"}, {1e12, "TFLOP/s"}, {1e9, "GFLOP/s"}, {1e6, "MFLOP/s"},
                                      {1, "FLOP/s"}};
   if (unit == "B/s") return v == 0 ? "0 B/s" : scaled(v, kRate);

@@ -242,6 +242,27 @@ void host_sections(std::string& md, const Report& r) {
   }
 }
 
+// Where the numbers came from, last: the command, the versions, the job and the contract.
+void run_section(std::string& md, const Report& r) {
+  const json& run = r.run;
+  md += "\n## Run\n\n";
+  std::string argv;
+  if (run.contains("argv"))
+    for (const auto& a : run["argv"]) argv += (argv.empty() ? "" : " ") + (a.is_string() ? a.get<std::string>() : a.dump());
+  md += "- Command: `" + (argv.empty() ? std::string("(not recorded)") : argv) + "`\n";
+  md += "- Started: " + string_or(run, "started", "(unknown)") + "; ended: " + string_or(run, "ended", "(not recorded)") + "\n";
+  std::string versions;
+  if (run.contains("versions") && run["versions"].is_object())
+    for (auto it = run["versions"].begin(); it != run["versions"].end(); ++it)
+      versions += (versions.empty() ? "" : ", ") + it.key() + " " +
+                  (it.value().is_string() ? it.value().get<std::string>()
+                                          : it.value().is_null() ? std::string("(none)") : it.value().dump());
+  md += "- Versions: " + (versions.empty() ? std::string("(not recorded)") : versions) + "\n";
+  if (run.contains("slurm") && run["slurm"].is_object())
+    md += "- Slurm job: " + string_or(run["slurm"], "job_id", "(no id)") + "\n";
+  if (run.contains("criteria")) md += "- Criteria: " + string_or(run["criteria"], "source", "(unknown)") + "\n";
+}
+
 }  // namespace
 
 std::string report_to_markdown(const Report& r) {
@@ -252,6 +273,7 @@ std::string report_to_markdown(const Report& r) {
   failing_section(md, r);
   probes_section(md, r);
   host_sections(md, r);
+  run_section(md, r);
   return md;
 }
 
