@@ -47,6 +47,7 @@ struct ProbeContext {
   int host_index = 0, host_count = 1;
   std::vector<std::string> rank_hosts;  // host of every rank, by rank
   nlohmann::json params = nlohmann::json::object();  // from the suite
+  std::string sysfs_root;               // "" = the real /sys; tests feed recorded trees
   std::chrono::steady_clock::time_point deadline;
   double seconds_left() const {
     return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();

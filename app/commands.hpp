@@ -1,0 +1,47 @@
+// The subcommands of gpuaccept. Each returns the process exit code:
+// 0 pass, 1 a criterion of severity error failed, 2 bad usage or input, 3 run incomplete.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ga::app {
+
+inline constexpr int kExitPass = 0, kExitFail = 1, kExitUsage = 2, kExitIncomplete = 3;
+
+struct RunOptions {
+  std::string suite = "default";
+  std::string criteria;                 // "" = built-in
+  std::string expect_topology;          // "" = none
+  std::string out;                      // "" = gpuaccept-report-<date>-<time> in the working directory
+  double probe_timeout_s = 300;
+  std::vector<std::string> overrides;   // --set probe.key=value
+  std::vector<std::string> argv;        // as given, for the report
+};
+
+struct JudgeOptions {
+  std::string dir;
+  std::string criteria;                 // "" = the criteria the run recorded
+};
+
+struct TopoOptions {
+  std::string input;                    // "" = this host, live
+  bool json = false;
+};
+
+int run_command(const RunOptions&, int* argc, char*** argv);
+int judge_command(const JudgeOptions&);
+int topo_command(const TopoOptions&);
+int list_command();
+std::string version_text();
+
+// Judges a run directory from its journal and rewrites the reports. Shared by `judge`,
+// the end of a run, the watchdog and the signal path, so all four agree.
+struct JudgeResult {
+  int exit_code = kExitIncomplete;
+  std::string overall;
+  std::string summary_line;
+};
+JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file);
+
+}  // namespace ga::app

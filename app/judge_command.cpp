@@ -1,0 +1,43 @@
+#include <filesystem>
+#include <iostream>
+
+#include "app/commands.hpp"
+#include "reports/report.hpp"
+#include "suites/criteria.hpp"
+#include "suites/judge.hpp"
+
+namespace ga::app {
+
+JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file) {
+  const auto journal = read_journal((std::filesystem::path(dir) / "samples.jsonl").string());
+  CriteriaSet criteria;
+  if (!criteria_file.empty()) criteria = load_criteria_file(criteria_file);
+  else if (!journal.criteria_text.empty()) criteria = parse_criteria(journal.criteria_text, journal.criteria_source);
+  else criteria = parse_criteria(builtin_criteria_text(), "builtin");
+  const auto judgement = judge(journal, criteria);
+  const auto report = build_report(journal, judgement);
+  write_report_files(report, dir);
+  JudgeResult r;
+  r.exit_code = judgement.summary.exit_code;
+  r.overall = judgement.summary.overall;
+  const auto& s = judgement.summary;
+  r.summary_line = s.overall + ": " + std::to_string(s.pass) + " pass, " + std::to_string(s.fail) + " fail, " +
+                   std::to_string(s.missing) + " missing, " + std::to_string(s.skipped) + " skipped, " +
+                   std::to_string(s.error) + " error";
+  if (judgement.incomplete) r.summary_line += " (incomplete: " + judgement.incomplete->reason + ")";
+  return r;
+}
+
+int judge_command(const JudgeOptions& o) {
+  try {
+    auto r = judge_directory(o.dir, o.criteria);
+    std::cout << "gpuaccept: " << r.summary_line << "\n"
+              << "gpuaccept: report " << (std::filesystem::path(o.dir) / "report.md").string() << "\n";
+    return r.exit_code;
+  } catch (const std::exception& e) {
+    std::cerr << "gpuaccept: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+}  // namespace ga::app

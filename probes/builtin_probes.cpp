@@ -1,0 +1,17 @@
+// Explicit registration: the list of built-in probes is here, in one place, and a duplicate
+// name is an error at start-up rather than a silent override.
+#include "probes/probe.hpp"
+
+namespace ga {
+
+std::unique_ptr<Probe> make_inventory_probe();
+std::unique_ptr<Probe> make_topology_probe();
+std::unique_ptr<Probe> make_hostmem_probe();
+
+void register_builtin_probes(ProbeRegistry& r) {
+  r.add(make_inventory_probe());
+  r.add(make_topology_probe());
+  r.add(make_hostmem_probe());
+}
+
+}  // namespace ga

@@ -1,0 +1,104 @@
+// inventory: what each host is and runs. One set of samples per host (its first rank);
+// the judge compares hosts with the majority, so a host with another driver or a GPU
+// fewer is named.
+#include <dirent.h>
+#include <sys/utsname.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "probes/inventory/versions.hpp"
+#include "probes/probe.hpp"
+#include "topology/place.hpp"
+#include "topology/units.hpp"
+
+namespace ga {
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0 || line.rfind("Model", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        auto v = line.substr(colon + 1);
+        v.erase(0, v.find_first_not_of(" \t"));
+        return v;
+      }
+    }
+  }
+  return "unknown";
+}
+
+std::optional<double> mem_total_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemTotal:") return kib * 1024.0;
+  return std::nullopt;
+}
+
+int count_rdma_devices(const std::string& sysfs_root) {
+  const std::string dir = (sysfs_root.empty() ? std::string() : sysfs_root) + "/sys/class/infiniband";
+  DIR* d = opendir(dir.c_str());
+  if (!d) return 0;
+  int n = 0;
+  while (auto* e = readdir(d))
+    if (e->d_name[0] != '.') ++n;
+  closedir(d);
+  return n;
+}
+
+class InventoryProbe final : public Probe {
+ public:
+  ProbeInfo info() const override {
+    return {"inventory",
+            "hostname, kernel, CPU, cores, memory, stack versions, GPUs and RDMA devices per host",
+            {},
+            {"inventory.kernel", "inventory.cpu_model", "inventory.cores", "inventory.memory_bytes",
+             "inventory.gpu_count", "inventory.rdma_device_count", "inventory.version.*"},
+            ""};
+  }
+
+  Outcome run(ProbeContext& ctx, SampleSink& out) override {
+    if (ctx.local_rank != 0) return Outcome::ok();
+    const auto host = place::host(ctx.hostname);
+    auto text = [&](const std::string& metric, const std::string& v) {
+      Sample s;
+      s.place = host;
+      s.metric = metric;
+      s.text = v;
+      s.unit = unit::text;
+      s.rank = ctx.rank;
+      out.emit(std::move(s));
+    };
+    auto number = [&](const std::string& metric, double v, const char* u) {
+      Sample s;
+      s.place = host;
+      s.metric = metric;
+      s.value = v;
+      s.unit = u;
+      s.rank = ctx.rank;
+      out.emit(std::move(s));
+    };
+    utsname u{};
+    uname(&u);
+    text("inventory.kernel", u.release);
+    text("inventory.cpu_model", cpu_model());
+    number("inventory.cores", ctx.host.cores, unit::count);
+    if (auto m = mem_total_bytes()) number("inventory.memory_bytes", *m, unit::bytes);
+    number("inventory.gpu_count", static_cast<double>(ctx.host.gpus.size()), unit::count);
+    number("inventory.rdma_device_count", count_rdma_devices(ctx.sysfs_root), unit::count);
+    const auto v = discover_versions();
+    for (const auto& [key, ver] : v.version) text("inventory.version." + key, ver);
+    return Outcome::ok();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_inventory_probe() { return std::make_unique<InventoryProbe>(); }
+
+}  // namespace ga
