@@ -34,22 +34,30 @@ std::string scalar(const json& v, const std::string& unit) {
   return v.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// The judge's resolved bounds: {op, value}, {op, text}, {op: between, low, high},
+// {op: within_pct_of_median, pct, median, low, high}. Anything else prints as recorded.
 std::string bound_text(const json& b, const std::string& unit) {
   if (!b.is_object() || b.empty()) return "—";
   std::string op = b.contains("op") && b["op"].is_string() ? b["op"].get<std::string>() : "";
   std::string s;
-  if (b.contains("low") && b.contains("high")) {
+  const bool within = op == "within_pct_of_median" && b.contains("pct") && b.contains("median");
+  if (within) {
+    s = "within " + scalar(b["pct"], "%") + " of median " + scalar(b["median"], unit);
+    if (b.contains("low") && b.contains("high"))
+      s += " (" + scalar(b["low"], unit) + " to " + scalar(b["high"], unit) + ")";
+  } else if (b.contains("low") && b.contains("high")) {
     s = (op.empty() || op == "between" ? std::string("between") : op) + " " + scalar(b["low"], unit) + " and " +
         scalar(b["high"], unit);
   } else {
     s = op;
     if (b.contains("value")) s += (s.empty() ? "" : " ") + scalar(b["value"], unit);
+    if (b.contains("text")) s += (s.empty() ? "" : " ") + scalar(b["text"], unit);
   }
+  static constexpr const char* kShown[] = {"op", "value", "text", "low", "high"};
   for (auto it = b.begin(); it != b.end(); ++it) {
-    const auto& k = it.key();
-    if (k == "op" || k == "value" || k == "low" || k == "high") continue;
-    // Extra facts of a bound (pct, of, fraction) are small, unit-less and shown as recorded.
-    s += (s.empty() ? "" : ", ") + k + " " + scalar(it.value(), k == "pct" ? "%" : "");
+    if (std::find(std::begin(kShown), std::end(kShown), it.key()) != std::end(kShown)) continue;
+    if (within && (it.key() == "pct" || it.key() == "median")) continue;
+    s += (s.empty() ? "" : ", ") + it.key() + " " + scalar(it.value(), unit);
   }
   return s;
 }

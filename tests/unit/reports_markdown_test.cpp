@@ -121,5 +121,22 @@ TEST(ReportsMarkdown, ProbesTableListsStatusAndReason) {
   EXPECT_EQ(line_with(md, "| hostmem |"), "| hostmem | ok |  |");
 }
 
+TEST(ReportsMarkdown, BoundsReadAsSentences) {
+  auto g = test::make_judgement();
+  g.verdicts.push_back(test::verdict("triad-uniform", "hostmem.triad_bw", "node2/numa:1", VerdictStatus::fail, 3e11,
+                                     "B/s",
+                                     {{"op", "within_pct_of_median"}, {"pct", 150}, {"median", 1e11},
+                                      {"low", -5e10}, {"high", 2.5e11}},
+                                     "off the median"));
+  g.verdicts.push_back(test::verdict("lat-window", "nccl.p2p_lat", "node2/gpu:0~node10/gpu:0", VerdictStatus::fail,
+                                     9.3e-7, "s", {{"op", "between"}, {"low", 1e-6}, {"high", 2.5e-3}}, "too fast"));
+  std::string md = markdown(g);
+  EXPECT_NE(line_with(md, "| triad-uniform |").find("| within 150 % of median 100 GB/s (-50 GB/s to 250 GB/s) |"),
+            std::string::npos)
+      << line_with(md, "| triad-uniform |");
+  EXPECT_NE(line_with(md, "| lat-window |").find("| between 1 us and 2.5 ms |"), std::string::npos)
+      << line_with(md, "| lat-window |");
+}
+
 }  // namespace
 }  // namespace ga
