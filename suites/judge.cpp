@@ -175,7 +175,16 @@ class CriterionJudge {
     } else {
       const ProbeSummary& s = *p->second;
       switch (s.status) {
-        case ProbeStatus::skipped: v.reason = s.reason.empty() ? "probe " + probe + " was skipped" : s.reason; break;
+        case ProbeStatus::skipped: {
+          // The probe's own words (usually one reason for every host): "no NVIDIA GPU on the PCI bus".
+          std::vector<std::string> reasons;
+          for (const auto& o : s.per_rank)
+            if (!o.reason.empty() && std::find(reasons.begin(), reasons.end(), o.reason) == reasons.end())
+              reasons.push_back(o.reason);
+          for (const auto& r : reasons) v.reason += (v.reason.empty() ? "" : "; ") + r;
+          if (v.reason.empty()) v.reason = "probe " + probe + " was skipped";
+          break;
+        }
         case ProbeStatus::failed: v.reason = "no " + name + ": probe " + probe + " failed (" + s.reason + ")"; break;
         case ProbeStatus::timeout: v.reason = "no " + name + ": probe " + probe + " did not finish"; break;
         case ProbeStatus::ok:
