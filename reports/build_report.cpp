@@ -70,12 +70,15 @@ std::string name_after_colon(std::string_view sub) {
   return std::string(colon == std::string_view::npos ? sub : sub.substr(colon + 1));
 }
 
+using HostIndex = std::unordered_map<std::string, const topo::HostTopology*>;
+
 // Where a single (non-pair) place sits, in the words of the host's topology.
-std::string where_single(const std::string& p, const topo::ClusterTopology& topology) {
+std::string where_single(const std::string& p, const HostIndex& topology) {
   using place::Kind;
   Kind k = place::kind(p);
   if (k == Kind::cluster) return "cluster";
-  const topo::HostTopology* h = topology.find(place::host_of(p));
+  auto found = topology.find(place::host_of(p));
+  const topo::HostTopology* h = found == topology.end() ? nullptr : found->second;
   auto sub = subplace(p);
   switch (k) {
     case Kind::host: return "host";
@@ -114,7 +117,7 @@ std::string where_single(const std::string& p, const topo::ClusterTopology& topo
   }
 }
 
-std::string where_of(const std::string& p, const topo::ClusterTopology& topology) {
+std::string where_of(const std::string& p, const HostIndex& topology) {
   if (auto pr = place::split_pair(p)) {
     // Each end names its host: the two may differ, and the reader sees the pair out of any host.
     auto end = [&](const std::string& e) {
@@ -245,11 +248,22 @@ Report build_report(const JournalData& journal, const Judgement& judgement) {
     return s.empty() ? r.cluster : r.hosts[section_index.at(s)];
   };
 
+  // Many metrics share a place (20 per GPU): describe each place once, and find hosts by
+  // hash, so a 1024-host run costs one pass over the metrics.
+  HostIndex topology;
+  for (const auto& h : journal.topology.hosts) topology.emplace(h.hostname, &h);
+  std::unordered_map<std::string, std::string> where_cache;
+  auto where = [&](const std::string& p) -> const std::string& {
+    auto it = where_cache.find(p);
+    if (it == where_cache.end()) it = where_cache.emplace(p, where_of(p, topology)).first;
+    return it->second;
+  };
+
   // Rows, sorted, then located by metric so verdicts can find them.
   for (const auto& m : judgement.metrics) {
     PlacedMetric row;
     row.place = m.place;
-    row.where = where_of(m.place, journal.topology);
+    row.where = where(m.place);
     row.metric = &m;
     section_for(m.place).rows.push_back(std::move(row));
   }
