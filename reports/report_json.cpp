@@ -2,6 +2,7 @@
 // the judgement; this file only chooses keys. Non-finite numbers become null, because JSON has
 // no NaN and a reader must not choke on a probe that measured nothing.
 #include <cmath>
+#include <map>
 #include <ostream>
 
 #include "reports/report.hpp"
