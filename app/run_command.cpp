@@ -20,6 +20,7 @@
 #include "app/host_identity.hpp"
 #include "probes/harness/mpi_comm.hpp"
 #include "probes/harness/mpi_watchdog.hpp"
+#include "probes/harness/process_state.hpp"
 #include "probes/harness/signals.hpp"
 #include "probes/inventory/versions.hpp"
 #include "probes/journal.hpp"
@@ -70,7 +71,34 @@ struct RunState {
   std::string phase = "startup";
   int rank = 0;
   std::string host;
+  std::vector<std::string> rank_hosts;  // empty until the layout is known
+  std::vector<long> pids;
 };
+
+// After SIGTERM (mpirun ends the job because a rank died), Open MPI sends SIGKILL one second
+// later. Rank 0 waits for the other survivors' signal records only as long as it must: until
+// every rank has written one or is visibly dead on this host, at most half a second.
+void wait_for_survivor_records(const std::string& journal, const std::vector<std::string>& rank_hosts,
+                               const std::vector<long>& pids, const std::string& host) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  while (std::chrono::steady_clock::now() < until) {
+    std::vector<bool> accounted(rank_hosts.size(), false);
+    std::ifstream in(journal);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("\"type\":\"signal\"") == std::string::npos) continue;
+      try {
+        auto r = nlohmann::json::parse(line).value("rank", -1);
+        if (r >= 0 && static_cast<std::size_t>(r) < accounted.size()) accounted[static_cast<std::size_t>(r)] = true;
+      } catch (const std::exception&) {
+      }
+    }
+    bool all = true;
+    for (std::size_t r = 0; r < rank_hosts.size() && all; ++r)
+      if (!accounted[r] && !(rank_hosts[r] == host && process_state(pids[r]) != ProcState::running)) all = false;
+    if (all) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
 
 // Inputs parsed before MPI starts.
 struct Inputs {
@@ -207,6 +235,8 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
   SignalThread signals([&state](int signo) {
     std::string journal, dir, phase, host;
     int rank;
+    std::vector<std::string> rank_hosts;
+    std::vector<long> pids;
     {
       std::lock_guard lk(state.mu);
       journal = state.journal_path;
@@ -214,6 +244,8 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
       phase = state.phase;
       rank = state.rank;
       host = state.host;
+      rank_hosts = state.rank_hosts;
+      pids = state.pids;
     }
     if (!dir.empty()) {
       // A survivor says so: the judge then knows the rank that left no record is the lost one.
@@ -221,9 +253,12 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
                          {{"type", "signal"}, {"rank", rank}, {"host", host}, {"signal", signal_name(signo)},
                           {"probe", phase}, {"time", iso_now()}});
       if (rank == 0 && !journal.empty()) {
-        // Give the other survivors a moment to write their records first.
-        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        wait_for_survivor_records(journal, rank_hosts, pids, host);
         judge_and_announce(dir);
+      } else if (rank != 0) {
+        // Exiting at once would make mpirun kill what is left of the job, rank 0 included,
+        // before it has written the report; mpirun's own SIGKILL ends this wait.
+        std::this_thread::sleep_for(std::chrono::seconds(2));
       }
     }
     std::_Exit(128 + signo);
@@ -250,6 +285,11 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
       state.host = host;
     }
     const Layout layout = make_layout(world, host);
+    {
+      std::lock_guard lk(state.mu);
+      state.rank_hosts = layout.rank_hosts;
+      state.pids = layout.pids;
+    }
 
     WatchdogHooks hooks;
     hooks.on_hang = [&state](const IncompleteRecord& rec) {
@@ -266,7 +306,11 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
                           {"waiting_ranks", rank_refs_json(rec.waiting_ranks)}, {"detected_by", rec.detected_by}});
       judge_and_announce(dir);
     };
-    hooks.on_local_timeout = [&state](const std::string& phase, double secs) {
+    // MPI_Finalize hangs when a peer stopped after its last collective: MPI cannot be asked
+    // any more, but each host can see its own ranks in /proc. The first running rank of each
+    // host journals the stopped or vanished ones; rank 0 (and the deputy, should rank 0 be the
+    // stopped one) then judges.
+    hooks.on_local_timeout = [&state, layout](const std::string& phase, double secs) {
       std::string dir, host;
       int rank;
       {
@@ -275,14 +319,35 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
         host = state.host;
         rank = state.rank;
       }
+      nlohmann::json bad = nlohmann::json::array();
+      std::string bad_text;
+      int first_running = -1;
+      bool rank0_down = false;
+      for (std::size_t r = 0; r < layout.rank_hosts.size(); ++r) {
+        if (layout.rank_hosts[r] != host) continue;
+        const auto st = static_cast<int>(r) == rank ? ProcState::running : process_state(layout.pids[r]);
+        if (st == ProcState::running) {
+          if (first_running < 0) first_running = static_cast<int>(r);
+          continue;
+        }
+        if (r == 0) rank0_down = true;
+        bad.push_back({{"rank", r}, {"host", host}});
+        bad_text += (bad_text.empty() ? "" : ", ") + std::string("rank ") + std::to_string(r) + " (pid " +
+                    std::to_string(layout.pids[r]) + ") is " + to_string(st);
+      }
       const std::string why = phase + " did not return within " + std::to_string(static_cast<int>(secs)) +
-                              " s on rank " + std::to_string(rank) + " (" + host + ")";
+                              " s on rank " + std::to_string(rank) + " (" + host + "); on " + host + ": " +
+                              (bad_text.empty() ? "every rank is running" : bad_text);
       std::fprintf(stderr, "[gpuaccept] incomplete: %s\n", why.c_str());
-      if (rank == 0 && !dir.empty()) {
+      if (!dir.empty() && rank == first_running && (!bad.empty() || rank == 0)) {
         append_record_once((fs::path(dir) / "samples.jsonl").string(),
-                           {{"type", "incomplete"}, {"probe", phase}, {"reason", why},
-                            {"missing_ranks", nlohmann::json::array({{{"rank", rank}, {"host", host}}})},
+                           {{"type", "incomplete"}, {"probe", phase}, {"reason", why}, {"missing_ranks", bad},
                             {"waiting_ranks", nlohmann::json::array()}, {"detected_by", rank}});
+      }
+      const bool judge_here = rank == 0 || (rank == first_running && rank0_down);
+      if (judge_here && !dir.empty()) {
+        // Let the other hosts' first ranks journal what they see first.
+        std::this_thread::sleep_for(std::chrono::seconds(1));
         judge_and_announce(dir);
       }
       std::_Exit(kExitIncomplete);
@@ -433,6 +498,9 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
           for (const auto& [st, n] : counts) msg << " " << n << " " << st;
           progress(rank, msg.str());
         }
+        // Everyone leaves the probe together: a gather completes early on non-root ranks, and a
+        // hang must be reported against the probe it happened in, not the next one.
+        world.barrier();
         watchdog->disarm();
       }
 

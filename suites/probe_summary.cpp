@@ -99,8 +99,24 @@ std::vector<ProbeSummary> summarize_probes(const JournalData& j) {
 }
 
 std::optional<IncompleteRecord> find_incomplete(const JournalData& j, const std::vector<ProbeSummary>& probes) {
-  // The watchdog's own record knows most: which ranks it waited for and who noticed.
-  if (!j.incomplete.empty()) return j.incomplete.front();
+  // The watchdog's own record knows most: which ranks it waited for and who noticed. A hang
+  // in MPI_Finalize can leave one record per host (each host sees only its own ranks), so the
+  // records are merged: the first names the phase, every record adds its missing ranks.
+  if (!j.incomplete.empty()) {
+    IncompleteRecord r = j.incomplete.front();
+    auto has = [](const std::vector<RankRef>& v, int rank) {
+      return std::any_of(v.begin(), v.end(), [&](const RankRef& x) { return x.rank == rank; });
+    };
+    for (std::size_t i = 1; i < j.incomplete.size(); ++i) {
+      const auto& more = j.incomplete[i];
+      for (const auto& m : more.missing_ranks)
+        if (!has(r.missing_ranks, m.rank)) r.missing_ranks.push_back(m);
+      if (more.reason != r.reason) r.reason += "; " + more.reason;
+    }
+    std::sort(r.missing_ranks.begin(), r.missing_ranks.end(), [](const RankRef& a, const RankRef& b) { return a.rank < b.rank; });
+    std::erase_if(r.waiting_ranks, [&](const RankRef& w) { return has(r.missing_ranks, w.rank); });
+    return r;
+  }
 
   if (!j.run_ended) {
     IncompleteRecord r;
