@@ -14,6 +14,7 @@ struct RunOptions {
   std::string criteria;                 // "" = built-in
   std::string expect_topology;          // "" = none
   std::string out;                      // "" = gpuaccept-report-<date>-<time> in the working directory
+  std::string shared_dir;               // "" = the report directory
   double probe_timeout_s = 300;
   std::vector<std::string> overrides;   // --set probe.key=value
   std::vector<std::string> argv;        // as given, for the report

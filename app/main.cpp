@@ -10,7 +10,8 @@ namespace {
 
 const char* kUsage = R"(usage:
   gpuaccept [run] [--suite NAME|FILE] [--criteria FILE] [--expect-topology FILE]
-                  [--out DIR] [--probe-timeout SECONDS] [--set PROBE.KEY=VALUE ...]
+                  [--out DIR] [--shared-dir DIR] [--probe-timeout SECONDS]
+                  [--set PROBE.KEY=VALUE ...]
       Run a suite under mpirun or srun (gpuaccept itself is the MPI program).
   gpuaccept judge DIR [--criteria FILE]
       Re-judge a run directory from its journal; no MPI, no GPU.
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
       else if (a == "--criteria") o.criteria = value_of(i, argc, argv);
       else if (a == "--expect-topology") o.expect_topology = value_of(i, argc, argv);
       else if (a == "--out") o.out = value_of(i, argc, argv);
+      else if (a == "--shared-dir") o.shared_dir = value_of(i, argc, argv);
       else if (a == "--probe-timeout") o.probe_timeout_s = seconds_of(a, value_of(i, argc, argv));
       else if (a == "--set") o.overrides.push_back(value_of(i, argc, argv));
       else usage_error("unknown argument to run: " + a);

@@ -457,6 +457,9 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
         ctx.rank_hosts = layout.rank_hosts;
         ctx.params = sp.params;
         ctx.sysfs_root = sysfs_root;
+        ctx.run_dir = dir;
+        ctx.shared_dir = o.shared_dir.empty() ? dir : fs::absolute(o.shared_dir).string();
+        ctx.self_argv = o.argv;
         ctx.deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(o.probe_timeout_s));
         CollectingSink sink(sp.name, rank);

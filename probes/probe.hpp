@@ -48,6 +48,9 @@ struct ProbeContext {
   std::vector<std::string> rank_hosts;  // host of every rank, by rank
   nlohmann::json params = nlohmann::json::object();  // from the suite
   std::string sysfs_root;               // "" = the real /sys; tests feed recorded trees
+  std::string run_dir;                  // the report directory (absolute)
+  std::string shared_dir;               // --shared-dir: storage and checkpoints; default run_dir
+  std::vector<std::string> self_argv;   // how this process was started (for child launches)
   std::chrono::steady_clock::time_point deadline;
   double seconds_left() const {
     return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
