@@ -309,10 +309,21 @@ CriteriaSet load_criteria_file(const std::string& path) {
 const std::string& builtin_criteria_text() {
   // Built once from the compiled-in table; the table itself is constant, so this is not
   // mutable state, only a cached copy of a constant.
+  // criteria-default.yaml, then each probe family's criteria-default-<family>.yaml appended
+  // to its list: those files hold only list items, so each family's thresholds live beside
+  // each other and a new probe adds a file rather than editing a shared one.
   static const std::string text = [] {
+    std::string out;
     for (const auto& f : embedded_files())
-      if (std::string(f.name) == kBuiltinName) return std::string(f.text);
-    return std::string();
+      if (std::string(f.name) == kBuiltinName) out = f.text;
+    for (const auto& f : embedded_files()) {
+      const std::string n = f.name;
+      if (n != kBuiltinName && n.rfind("criteria-default-", 0) == 0) {
+        if (!out.empty() && out.back() != '\n') out += '\n';
+        out += "\n# ---- from " + n + "\n" + f.text;
+      }
+    }
+    return out;
   }();
   return text;
 }
