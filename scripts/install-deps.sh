@@ -10,7 +10,7 @@ pkgs=(
   nlohmann-json3-dev libyaml-cpp-dev libpugixml-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   faketime iproute2 iptables libnetfilter-queue-dev
-  procps util-linux ccache bc
+  procps util-linux ccache bc jq python3
 )
 missing=()
 for p in "${pkgs[@]}"; do

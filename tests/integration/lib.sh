@@ -1,0 +1,51 @@
+# Shared by the integration tests: source it, then call the functions.
+# Env (set by ctest): GA_BIN, GA_FIXTURES, GA_SOURCE_DIR, GA_BUILD_DIR.
+set -uo pipefail
+: "${GA_BIN:?run through ctest, or set GA_BIN to the gpuaccept binary}"
+: "${GA_FIXTURES:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../shared/fixtures" && pwd)}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# No MCA settings from the caller's environment: each test says what it needs.
+unset OMPI_MCA_btl OMPI_MCA_pml
+
+GA_TMP=$(mktemp -d /tmp/ga-test.XXXXXX)
+GA_FAILURES=0
+cleanup_tmp() { [ "${GA_KEEP:-0}" = 1 ] || rm -rf "$GA_TMP"; }
+trap cleanup_tmp EXIT
+
+log() { echo "[test] $*" >&2; }
+fail() { echo "FAIL: $*" >&2; GA_FAILURES=$((GA_FAILURES + 1)); }
+pass() { echo "ok: $*" >&2; }
+check() {  # check DESCRIPTION COMMAND...
+  local what=$1; shift
+  if "$@"; then pass "$what"; else fail "$what"; fi
+}
+finish() {
+  if [ "$GA_FAILURES" -eq 0 ]; then echo "all checks passed" >&2; exit 0; fi
+  echo "$GA_FAILURES check(s) failed (artifacts kept in $GA_TMP)" >&2
+  GA_KEEP=1
+  exit 1
+}
+
+# mpirun on this host: oversubscribed 2-core machine, ranks must yield (see
+# ../shared/docs/testing-without-hardware.md). Usage: ga_mpirun NP gpuaccept-args...
+ga_mpirun() {
+  local np=$1; shift
+  mpirun -np "$np" --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none \
+    --mca btl self,vader,tcp "$GA_BIN" "$@"
+}
+
+# jq on a report: jqr FILE FILTER -> prints result
+jqr() { jq -r "$2" "$1"; }
+
+# Waits until FILE contains PATTERN (grep -E), up to SECONDS. Returns 1 on timeout.
+wait_for() {
+  local file=$1 pattern=$2 secs=${3:-30} i
+  for ((i = 0; i < secs * 10; i++)); do
+    grep -qE "$pattern" "$file" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# pid of RANK from a run directory's journal
+rank_pid() { jq -r "select(.type==\"run_start\") | .ranks[] | select(.rank==$2) | .pid" "$1/samples.jsonl"; }
