@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Several "hosts" on one machine: a network namespace each, joined by veth pairs on a bridge,
+# each with its own address and (through rsh.sh) its own hostname. mpirun reaches them with
+# --mca plm_rsh_agent rsh.sh, so gpuaccept sees N hosts with one rank each.
+#
+#   fakehosts.sh up N            create ga-h1..ga-hN (10.231.0.1..N), bridge ga-br0 (10.231.0.254)
+#   fakehosts.sh down            remove them and every fault
+#   fakehosts.sh exec HOST CMD   run CMD on HOST (its network and hostname)
+#   fakehosts.sh delay HOST MS [JITTER_MS]   hold every packet HOST sends (NFQUEUE + nfq_delay)
+#   fakehosts.sh rate HOST RATE  limit what HOST sends (tc tbf), e.g. 100mbit
+#   fakehosts.sh rate-pair A B RATE   limit only what A sends to B (tc htb + u32 filter)
+#   fakehosts.sh loss HOST PCT   drop PCT% of what HOST sends (iptables statistic)
+#   fakehosts.sh hosts N         print ga-h1,...,ga-hN
+# Only addresses of these namespaces are ever used (10.231.0.0/24, made here, on this machine).
+set -euo pipefail
+PREFIX=ga-h
+BR=ga-br0
+SUBNET=10.231.0
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+STATE=/run/gpuaccept-fakehosts
+mkdir -p "$STATE"
+
+die() { echo "fakehosts: $*" >&2; exit 2; }
+ns() { echo "/run/netns/$1"; }
+in_ns() { local h=$1; shift; nsenter --net="$(ns "$h")" "$@"; }
+num() { local h=$1; echo "${h#$PREFIX}"; }
+check_host() { [ -e "$(ns "$1")" ] || die "no fake host $1 (run: fakehosts.sh up N)"; }
+
+up() {
+  local n=$1
+  down >/dev/null 2>&1 || true
+  ip link add "$BR" type bridge
+  ip addr add "$SUBNET.254/24" dev "$BR"
+  ip link set "$BR" up
+  for ((i = 1; i <= n; i++)); do
+    local h=$PREFIX$i
+    ip netns add "$h"
+    ip link add "gav$i" type veth peer name eth0 netns "$h"
+    ip link set "gav$i" master "$BR" up
+    in_ns "$h" ip addr add "$SUBNET.$i/24" dev eth0
+    in_ns "$h" ip link set eth0 up
+    in_ns "$h" ip link set lo up
+    # So that every fake host can resolve every other one (ORTE looks names up).
+    grep -q " $h\$" /etc/hosts || echo "$SUBNET.$i $h" >>/etc/hosts
+  done
+  echo "$n" >"$STATE/count"
+}
+
+down() {
+  for f in "$STATE"/nfq-*.pid; do
+    [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
+  done
+  for h in $(ip netns list | awk '{print $1}' | grep "^$PREFIX" || true); do
+    ip netns delete "$h" || true
+  done
+  ip link delete "$BR" 2>/dev/null || true
+  sed -i "/ $PREFIX[0-9]*\$/d" /etc/hosts
+  rm -f "$STATE/count"
+}
+
+delay() {
+  local h=$1 ms=$2 jitter=${3:-0} q
+  check_host "$h"
+  q=$(num "$h")
+  local bin=${GA_NFQ_DELAY:-$HERE/nfq_delay}
+  [ -x "$bin" ] || die "nfq_delay not built (set GA_NFQ_DELAY or build the nfq_delay target)"
+  in_ns "$h" iptables -A OUTPUT -o eth0 -j NFQUEUE --queue-num "$q"
+  in_ns "$h" "$bin" "$q" "$ms" "$jitter" >"$STATE/nfq-$h.log" 2>&1 &
+  echo $! >"$STATE/nfq-$h.pid"
+  # Wait until the queue is bound, or packets would be dropped meanwhile.
+  for _ in $(seq 50); do grep -q bound "$STATE/nfq-$h.log" 2>/dev/null && return 0; sleep 0.1; done
+  die "nfq_delay did not start on $h: $(cat "$STATE/nfq-$h.log")"
+}
+
+rate() {
+  check_host "$1"
+  in_ns "$1" tc qdisc replace dev eth0 root tbf rate "$2" burst 32kbit latency 400ms
+}
+
+rate_pair() {
+  local a=$1 b=$2 r=$3
+  check_host "$a"; check_host "$b"
+  in_ns "$a" tc qdisc replace dev eth0 root handle 1: htb default 10
+  in_ns "$a" tc class replace dev eth0 parent 1: classid 1:10 htb rate 10gbit
+  in_ns "$a" tc class replace dev eth0 parent 1: classid 1:20 htb rate "$r" ceil "$r"
+  in_ns "$a" tc filter replace dev eth0 protocol ip parent 1: prio 1 u32 match ip dst "$SUBNET.$(num "$b")/32" flowid 1:20
+}
+
+loss() {
+  check_host "$1"
+  local p
+  p=$(awk -v x="$2" 'BEGIN { printf "%.4f", x / 100 }')
+  in_ns "$1" iptables -A OUTPUT -o eth0 -m statistic --mode random --probability "$p" -j DROP
+}
+
+hosts() {
+  local n=$1 out="" i
+  for ((i = 1; i <= n; i++)); do out+="${out:+,}$PREFIX$i"; done
+  echo "$out"
+}
+
+cmd=${1:-}; shift || true
+case "$cmd" in
+  up) [ $# -eq 1 ] || die "usage: up N"; up "$1" ;;
+  down) down ;;
+  exec) h=$1; shift; check_host "$h"; exec nsenter --net="$(ns "$h")" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$h" "$@" ;;
+  delay) delay "$@" ;;
+  rate) rate "$@" ;;
+  rate-pair) rate_pair "$@" ;;
+  loss) loss "$@" ;;
+  hosts) hosts "$1" ;;
+  *) die "usage: fakehosts.sh up N | down | exec HOST CMD | delay HOST MS [JITTER] | rate HOST RATE | rate-pair A B RATE | loss HOST PCT | hosts N" ;;
+esac
