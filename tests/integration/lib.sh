@@ -49,3 +49,32 @@ wait_for() {
 
 # pid of RANK from a run directory's journal
 rank_pid() { jq -r "select(.type==\"run_start\") | .ranks[] | select(.rank==$2) | .pid" "$1/samples.jsonl"; }
+
+# ---- fake hosts (tests/fakehosts/fakehosts.sh): N network namespaces, one rank each ----
+GA_FAKEHOSTS="$(cd "$(dirname "${BASH_SOURCE[0]}")/../fakehosts" && pwd)/fakehosts.sh"
+GA_RSH="$(dirname "$GA_FAKEHOSTS")/rsh.sh"
+# The delay helper is built by CMake into the build tree.
+export GA_NFQ_DELAY="${GA_NFQ_DELAY:-${GA_BUILD_DIR:-}/tests/fakehosts/nfq_delay}"
+
+fake_up() {  # fake_up N: creates ga-h1..ga-hN and removes them when the test exits
+  "$GA_FAKEHOSTS" up "$1" || { echo "cannot create fake hosts" >&2; exit 1; }
+  trap 'fake_down; cleanup_tmp' EXIT
+}
+fake_down() { "$GA_FAKEHOSTS" down >/dev/null 2>&1 || true; }
+fake() { "$GA_FAKEHOSTS" "$@"; }  # fake delay ga-h3 2 | fake rate ga-h2 100mbit | ...
+
+# mpirun options that reach the fake hosts: their own addresses only, TCP between them, and
+# --bind-to none (fake hosts share the real cores).
+fake_mpirun_opts() {
+  echo "--mca plm_rsh_agent $GA_RSH --mca btl tcp,self --mca btl_tcp_if_include 10.231.0.0/24" \
+       "--mca oob_tcp_if_include 10.231.0.0/24 --bind-to none --oversubscribe --mca mpi_yield_when_idle 1"
+}
+# fake_mpirun N gpuaccept-args...: one rank on each of ga-h1..ga-hN
+fake_mpirun() {
+  local n=$1; shift
+  # shellcheck disable=SC2046
+  mpirun -np "$n" --host "$("$GA_FAKEHOSTS" hosts "$n")" $(fake_mpirun_opts) "$GA_BIN" "$@"
+}
+# For per-host wrappers (faketime on one host): build an MPMD command line yourself, e.g.
+#   mpirun $(fake_mpirun_opts) -np 3 --host ga-h1,ga-h2,ga-h3 "$GA_BIN" ARGS : \
+#          -np 1 --host ga-h4 env FAKETIME_DONT_FAKE_MONOTONIC=1 faketime -f +5s "$GA_BIN" ARGS
