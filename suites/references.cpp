@@ -93,6 +93,50 @@ BoundResolver::BoundResolver(const Facts& facts, const std::vector<const Metric*
   for (const Metric* m : selected_)
     if (m->value) values.push_back(*m->value);
   if (!values.empty()) median_ = judging::median(values);
+  for (std::size_t i = 0; i < selected_.size(); ++i) groups_[group_key(*selected_[i])].push_back(i);
+}
+
+std::string BoundResolver::group_key(const Metric& m) {
+  return relative_place(m.place) + '\x1f' + m.params.dump();
+}
+
+const BoundResolver::Vote& BoundResolver::vote(const Metric& m) const {
+  const bool numeric = m.value.has_value();
+  const std::string key = group_key(m);
+  const std::string memo = (numeric ? "n" : "t") + key;
+  if (auto it = votes_.find(memo); it != votes_.end()) return it->second;
+  struct Tally {
+    int count = 0;
+    std::size_t first = 0;  // index of the first (lowest-sorted) place with this value
+  };
+  std::map<std::string, Tally> tally;  // value key -> tally
+  std::map<std::string, double> numbers;
+  Vote v;
+  if (auto g = groups_.find(key); g != groups_.end()) {
+    for (std::size_t i : g->second) {
+      const Metric* o = selected_[i];
+      if (numeric ? !o->value : !o->text) continue;
+      std::string k = numeric ? nlohmann::json(*o->value).dump() : *o->text;
+      if (numeric) numbers[k] = *o->value;
+      auto [it, fresh] = tally.try_emplace(k);
+      if (fresh) it->second.first = i;
+      ++it->second.count;
+      ++v.total;
+    }
+  }
+  const Tally* best = nullptr;
+  for (const auto& [k, t] : tally)
+    if (!best || t.count > best->count || (t.count == best->count && t.first < best->first)) {
+      best = &t;
+      v.best_key = k;
+    }
+  if (best) {
+    v.best_count = best->count;
+    v.best_place = selected_[best->first]->place;
+    for (const auto& [k, t] : tally) v.tied += t.count == best->count;
+    if (numeric) v.best_number = numbers[v.best_key];
+  }
+  return votes_.emplace(memo, std::move(v)).first->second;
 }
 
 Resolved BoundResolver::resolve(const Bound& b, const Metric& m) const {
@@ -120,54 +164,26 @@ Resolved BoundResolver::resolve(const Bound& b, const Metric& m) const {
 Resolved BoundResolver::majority(const Bound& b, const Metric& m) const {
   // The same position on every host (gpu:3 with gpu:3, the host with the host) and the same
   // params: GPUs 0-3 on NUMA 0 and 4-7 on NUMA 1 is one healthy layout, not a split vote.
-  const std::string rel = relative_place(m.place), params = m.params.dump();
   const bool numeric = m.value.has_value();
-  struct Tally {
-    int count = 0;
-    std::size_t first = 0;  // index of the first (lowest-sorted) place with this value
-    std::string place;
-  };
-  std::map<std::string, Tally> tally;  // value key -> tally
-  std::map<std::string, double> numbers;
-  int total = 0;
-  for (std::size_t i = 0; i < selected_.size(); ++i) {
-    const Metric* o = selected_[i];
-    if (relative_place(o->place) != rel || o->params.dump() != params) continue;
-    if (numeric ? !o->value : !o->text) continue;
-    std::string key = numeric ? nlohmann::json(*o->value).dump() : *o->text;
-    if (numeric) numbers[key] = *o->value;
-    auto [it, fresh] = tally.try_emplace(key);
-    if (fresh) it->second = {0, i, o->place};
-    ++it->second.count;
-    ++total;
-  }
-  const Tally* best = nullptr;
-  const std::string* best_key = nullptr;
-  int tied = 0;
-  for (const auto& [key, t] : tally) {
-    if (!best || t.count > best->count || (t.count == best->count && t.first < best->first)) {
-      best = &t;
-      best_key = &key;
-    }
-  }
-  for (const auto& [key, t] : tally) tied += t.count == best->count;
+  const Vote& vt = vote(m);
+  if (vt.total == 0) return unusable(VerdictStatus::error, "no value to take a majority of");
   Resolved r;
   const std::string kinds = plural_of_kind(m.place);
-  std::string count = std::to_string(best->count) + " of " + std::to_string(total) + " " + kinds;
-  if (tied > 1)
-    count = "tie: " + std::to_string(best->count) + " of " + std::to_string(total) + " " + kinds +
-            " each; took the value of " + best->place + ", first in order";
+  std::string count = std::to_string(vt.best_count) + " of " + std::to_string(vt.total) + " " + kinds;
+  if (vt.tied > 1)
+    count = "tie: " + std::to_string(vt.best_count) + " of " + std::to_string(vt.total) + " " + kinds +
+            " each; took the value of " + vt.best_place + ", first in order";
   if (numeric) {
-    const double v = numbers[*best_key];
+    const double v = *vt.best_number;
     r.reference = v;
     r.number = v * b.fraction;
     r.said = fraction_of(b.fraction, "the majority " + format_value(v, m.unit)) + " (" + count + ")";
   } else {
     if (b.fraction != 1.0)
       return unusable(VerdictStatus::error, "a fraction of the majority of a text metric means nothing");
-    r.reference_text = *best_key;
-    r.text = *best_key;
-    r.said = "the majority \"" + *best_key + "\" (" + count + ")";
+    r.reference_text = vt.best_key;
+    r.text = vt.best_key;
+    r.said = "the majority \"" + vt.best_key + "\" (" + count + ")";
   }
   return r;
 }
