@@ -1,0 +1,88 @@
+// mpi-coll: the collective sweep harness over MPI collectives on host memory (float32, sum).
+// It runs without GPUs, so it exercises the same harness the nccl probe uses, and it is a
+// fabric signal of its own: what MPI reaches between the job's ranks.
+#include <memory>
+#include <set>
+#include <string>
+
+#include "probes/harness/sweep.hpp"
+#include "probes/mpicoll/mpi_coll_backend.hpp"
+#include "probes/probe.hpp"
+#include "topology/place.hpp"
+
+namespace ga {
+namespace {
+
+// Host buffers: 16 MiB keeps a sweep of 7 collectives x 2 placements inside a default probe
+// timeout on a 2-core machine running 4 ranks (docs/collectives.md).
+constexpr std::uint64_t kDefaultMaxBytes = 16ull << 20;
+// The sweep stops starting lines at this share of the time left, so gathering and the
+// barrier that ends the probe still fit before the watchdog's deadline.
+constexpr double kDefaultTimeShare = 0.7;
+
+const std::set<std::string> kKnownParams{"min_bytes", "max_bytes", "step_factor", "collectives", "in_place",
+                                         "out_of_place", "warmup_iters", "iters", "max_iters", "root",
+                                         "check", "time_across", "time_share", "corrupt"};
+
+class MpiCollProbe final : public Probe {
+ public:
+  ProbeInfo info() const override {
+    return {"mpi-coll",
+            "MPI collectives on host memory swept over sizes (nccl-tests style): time, algbw, busbw and a data "
+            "check per line",
+            {},
+            {"mpi-coll.time", "mpi-coll.algbw", "mpi-coll.busbw", "mpi-coll.wrong"},
+            ""};
+  }
+
+  Outcome run(ProbeContext& ctx, SampleSink& out) override {
+    // Parameters are the same on every rank (one suite), so every rank returns here alike.
+    for (const auto& [k, v] : ctx.params.items())
+      if (!kKnownParams.count(k)) return Outcome::failed("mpi-coll: unknown param \"" + k + "\"");
+    if (!ctx.comm.native()) return Outcome::skipped("no MPI: mpi-coll needs an MPI launch (mpirun)");
+    if (ctx.size < 2) return Outcome::skipped("mpi-coll needs at least 2 ranks, the job has 1");
+
+    sweep::SweepConfig cfg;
+    std::optional<sweep::Corruption> corrupt;
+    double share = kDefaultTimeShare;
+    try {
+      sweep::SweepConfig defaults;
+      defaults.probe = "mpi-coll";
+      defaults.place = place::cluster();
+      defaults.sizes.max_bytes = kDefaultMaxBytes;
+      cfg = sweep::sweep_config_from_params(ctx.params, defaults);
+      if (ctx.params.contains("time_share")) {
+        const auto& v = ctx.params.at("time_share");
+        if (!v.is_number() || v.get<double>() <= 0 || v.get<double>() > 1)
+          throw std::invalid_argument("time_share: " + v.dump() + " is not a number in (0, 1]");
+        share = v.get<double>();
+      }
+      if (ctx.params.contains("corrupt")) corrupt = sweep::corruption_from_json(ctx.params.at("corrupt"));
+    } catch (const std::exception& e) {
+      return Outcome::failed(std::string("mpi-coll: ") + e.what());
+    }
+    cfg.deadline = std::chrono::steady_clock::now() +
+                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(std::max(0.0, ctx.seconds_left() * share)));
+
+#ifdef GA_WITH_MPI
+    auto backend = mpicoll::make_mpi_backend(ctx.comm.native(), corrupt);
+    const auto res = sweep::run_sweep(ctx.comm, *backend, cfg, &out);
+    if (!res.error.empty()) return Outcome::failed("mpi-coll: " + res.error);
+    std::string note;
+    if (!res.not_run.empty())
+      note = std::to_string(res.not_run.size()) + " line(s) not run for lack of time, from " + res.not_run.front();
+    if (res.wrong_total)
+      note += (note.empty() ? "" : "; ") + std::to_string(res.wrong_total) + " wrong element(s), see mpi-coll.wrong";
+    return Outcome::ok(note);
+#else
+    return Outcome::skipped("this gpuaccept was built without MPI");
+#endif
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_mpicoll_probe() { return std::make_unique<MpiCollProbe>(); }
+
+}  // namespace ga
