@@ -1,0 +1,472 @@
+// gpu: per GPU health and bandwidths. HBM (device copy), host<->device from the GPU's own NUMA
+// node and a remote one, the peer-to-peer matrix, bf16/fp16 GEMM through cuBLAS, memory, and
+// the NVML readings (ECC, row remapping, NVLink, PCIe link under load, clocks, temperature,
+// power, throttle reasons), plus XID errors from the kernel log.
+//
+// Everything vendor is loaded at run time (gpu_libraries.hpp). The decision table is
+// gpu_presence.hpp's. The GPU's place is HOST/gpu:N with N the topology's logical index,
+// matched by PCI bus id; the CUDA ordinal is only recorded.
+//
+// Parts that are switched on and cannot be measured fail the probe on that host, naming the
+// library or call: NVML and cuBLAS missing included (NVML ships with every driver; a GPU
+// host whose NVML does not load is broken, and a GEMM figure asked for and absent is a gap,
+// not a pass). The other measurements are still emitted.
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "probes/gpu/cublas_api.hpp"
+#include "probes/gpu/cuda_driver.hpp"
+#include "probes/gpu/gpu_assign.hpp"
+#include "probes/gpu/gpu_measure.hpp"
+#include "probes/gpu/gpu_models.hpp"
+#include "probes/gpu/gpu_presence.hpp"
+#include "probes/gpu/nvml_api.hpp"
+#include "probes/gpu/xid_log.hpp"
+#include "probes/probe.hpp"
+#include "topology/place.hpp"
+#include "topology/units.hpp"
+
+namespace ga {
+namespace {
+
+using namespace ga::gpu;
+
+constexpr std::size_t kMiB = 1024 * 1024;
+
+struct GpuParams {
+  std::size_t hbm_bytes = 1024 * kMiB;  // per buffer; capped at a quarter of free memory
+  std::size_t h2d_bytes = 256 * kMiB;
+  std::size_t p2p_bytes = 256 * kMiB;
+  int gemm_n = 8192;
+  bool gemm = true, p2p = true, remote_numa = true, xid = true;
+  int iterations = 5, warmup = 2;
+  int min_driver = kMinCudaDriverVersion;
+  std::string kmsg = "/dev/kmsg";
+};
+
+GpuParams params_of(const nlohmann::json& p) {
+  GpuParams g;
+  g.hbm_bytes = p.value("hbm_mib", 1024) * kMiB;
+  g.h2d_bytes = p.value("h2d_mib", 256) * kMiB;
+  g.p2p_bytes = p.value("p2p_mib", 256) * kMiB;
+  g.gemm_n = p.value("gemm_n", 8192);
+  g.gemm = p.value("gemm", true);
+  g.p2p = p.value("p2p", true);
+  g.remote_numa = p.value("remote_numa", true);
+  g.xid = p.value("xid", true);
+  g.iterations = p.value("iterations", 5);
+  g.warmup = p.value("warmup", 2);
+  g.min_driver = p.value("min_cuda_driver", kMinCudaDriverVersion);
+  g.kmsg = p.value("kernel_log", std::string("/dev/kmsg"));
+  if (g.hbm_bytes == 0 || g.h2d_bytes == 0 || g.p2p_bytes == 0 || g.gemm_n < 64 || g.iterations < 1 || g.warmup < 0)
+    throw std::invalid_argument("gpu params: hbm_mib, h2d_mib, p2p_mib, iterations must be >= 1, gemm_n >= 64, warmup >= 0");
+  return g;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = "; ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// Expected active NVLinks of a GPU from the topology: through NVSwitch every pair states the
+// GPU's whole link count (NV18); in a direct mesh (DGX-1) the links to each peer add up.
+std::optional<int> expected_nvlinks(const topo::HostTopology& h, int index) {
+  int sum = 0, most = 0;
+  bool any = false, switched = false;
+  for (const auto& l : h.gpu_links) {
+    if (l.a != index && l.b != index) continue;
+    if (l.type != "nvlink" && l.type != "nvswitch") continue;
+    any = true;
+    switched = switched || l.type == "nvswitch";
+    sum += l.count;
+    most = std::max(most, l.count);
+  }
+  if (!any) return std::nullopt;
+  return switched ? most : sum;
+}
+
+class Emitter {
+ public:
+  Emitter(SampleSink& out, int rank) : out_(out), rank_(rank) {}
+  void num(const std::string& place, const std::string& metric, double v, const std::string& unit,
+           nlohmann::json params = nlohmann::json::object(), int iter = 0) {
+    Sample s;
+    s.place = place;
+    s.metric = metric;
+    s.value = v;
+    s.unit = unit;
+    s.params = std::move(params);
+    s.rank = rank_;
+    s.iter = iter;
+    out_.emit(std::move(s));
+  }
+  void txt(const std::string& place, const std::string& metric, const std::string& v,
+           nlohmann::json params = nlohmann::json::object()) {
+    Sample s;
+    s.place = place;
+    s.metric = metric;
+    s.text = v;
+    s.unit = unit::text;
+    s.params = std::move(params);
+    s.rank = rank_;
+    out_.emit(std::move(s));
+  }
+  void series(const std::string& place, const std::string& metric, const std::vector<double>& vals,
+              const std::string& unit, const nlohmann::json& params) {
+    for (std::size_t i = 0; i < vals.size(); ++i) num(place, metric, vals[i], unit, params, static_cast<int>(i));
+  }
+
+ private:
+  SampleSink& out_;
+  int rank_;
+};
+
+class GpuProbe final : public Probe {
+ public:
+  ProbeInfo info() const override {
+    return {"gpu",
+            "per GPU: HBM copy, pinned host<->device from local and remote NUMA, P2P matrix, bf16/fp16 GEMM, "
+            "memory, ECC, row remapping, XID, NVLink, PCIe link under load, clocks, temperature, power, throttling",
+            {true, false, false},
+            {"gpu.model", "gpu.memory_total", "gpu.memory_free", "gpu.hbm_bw", "gpu.hbm_theoretical_bw",
+             "gpu.hbm_bw_of_theory", "gpu.h2d_bw", "gpu.d2h_bw", "gpu.h2d_bw_remote", "gpu.d2h_bw_remote",
+             "gpu.h2d_bw_of_theory", "gpu.d2h_bw_of_theory", "gpu.pcie_link_gen", "gpu.pcie_link_width",
+             "gpu.pcie_link_gen_max", "gpu.pcie_link_width_max", "gpu.pcie_gen_below_max", "gpu.pcie_width_below_max",
+             "gpu.pcie_theoretical_bw", "gpu.gemm_flops", "gpu.gemm_theoretical_flops", "gpu.gemm_of_theory",
+             "gpu.p2p_access", "gpu.p2p_bw", "gpu.temperature", "gpu.power", "gpu.clock_sm", "gpu.clock_mem",
+             "gpu.clock_sm_max", "gpu.throttle_reasons", "gpu.throttle_hw", "gpu.ecc_enabled",
+             "gpu.ecc_corrected_volatile", "gpu.ecc_uncorrected_volatile", "gpu.ecc_corrected_aggregate",
+             "gpu.ecc_uncorrected_aggregate", "gpu.remapped_rows_corrected", "gpu.remapped_rows_uncorrected",
+             "gpu.remapped_rows_pending", "gpu.remapped_rows_failure", "gpu.nvlink_active", "gpu.nvlink_expected",
+             "gpu.nvlink_inactive", "gpu.xid_errors", "gpu.cuda_driver", "gpu.nvidia_driver"},
+            "not yet validated on a GPU host: every path runs here only against fake libraries"};
+  }
+
+  Outcome run(ProbeContext& ctx, SampleSink& out) override {
+    // Every rank makes the same collective calls (one allgather, one barrier) whatever it
+    // finds, so a host without GPUs never leaves the others waiting.
+    const auto rank_numa = local_rank_numa(ctx.comm, ctx.rank_hosts, ctx.hostname);
+    Outcome result = run_local(ctx, out, rank_numa);
+    ctx.comm.barrier();  // phase 2: the host's first rank alone uses every GPU
+    if (result.status != ProbeStatus::skipped && access_ && !access_->stop && ctx.local_rank == 0 && params_.p2p) {
+      std::vector<std::string> problems;
+      try {
+        measure_p2p(ctx, out, problems);
+      } catch (const std::exception& e) {
+        problems.push_back(std::string("p2p: ") + e.what());
+      }
+      if (!problems.empty()) {
+        const std::string why = join(problems);
+        result = Outcome::failed(result.status == ProbeStatus::failed ? result.reason + "; " + why : why);
+      }
+    }
+    access_.reset();
+    return result;
+  }
+
+ private:
+  Outcome run_local(ProbeContext& ctx, SampleSink& out, const std::vector<std::optional<int>>& rank_numa) {
+    access_.reset();
+    try {
+      params_ = params_of(ctx.params);
+      paths_ = library_paths(ctx.params);
+    } catch (const std::exception& e) {
+      return Outcome::failed(e.what());
+    }
+    std::string source;
+    const auto on_bus = nvidia_gpus_on_bus(ctx.host, ctx.sysfs_root, &source);
+    AccessOptions opt;
+    opt.min_driver_version = params_.min_driver;
+    opt.cuda_visible_devices_set = std::getenv("CUDA_VISIBLE_DEVICES") != nullptr;
+    access_ = std::make_unique<GpuAccess>(open_gpus(on_bus, paths_, opt));
+    if (access_->stop) return *access_->stop;
+
+    Emitter em(out, ctx.rank);
+    std::vector<std::string> problems, notes = access_->notes;
+    if (!access_->failure.empty()) problems.push_back(access_->failure);
+    Nvml nvml(paths_.nvml);
+    if (!nvml.ok()) problems.push_back("NVML unusable, so ECC, row remapping, NVLink, PCIe link, clocks, temperature, "
+                                       "power and throttle readings are absent: " + nvml.error());
+    if (ctx.local_rank == 0) {
+      em.txt(place::host(ctx.hostname), "gpu.cuda_driver", cuda_version_text(access_->driver_version),
+             {{"library", access_->driver->path()}});
+      if (nvml.ok()) em.txt(place::host(ctx.hostname), "gpu.nvidia_driver", nvml.driver_version());
+    }
+    std::unique_ptr<Cublas> cublas;
+    if (params_.gemm) {
+      cublas = std::make_unique<Cublas>(paths_.cublas);
+      if (!cublas->loaded()) problems.push_back("cuBLAS unusable, so no GEMM rate: " + cublas->error());
+    }
+    std::optional<std::map<std::string, XidEvents>> xids;
+    if (params_.xid) {
+      std::string why;
+      if (auto lines = read_kernel_log(params_.kmsg, &why)) xids = count_xids(*lines);
+      else notes.push_back("XID errors not read (NVML keeps no history; the kernel log is the only source): " + why);
+    }
+
+    // My GPUs: this host's matched GPUs shared among its ranks.
+    std::vector<PciGpu> pci;
+    for (const auto& g : access_->gpus) pci.push_back(g.pci);
+    const auto assignment = assign_gpus(pci, rank_numa);
+    const std::size_t me = static_cast<std::size_t>(ctx.local_rank);
+    if (me >= assignment.size() || assignment[me].empty()) {
+      notes.push_back("no GPU left for local rank " + std::to_string(ctx.local_rank));
+      return problems.empty() ? Outcome::ok(join(notes)) : Outcome::failed(join(problems));
+    }
+    for (std::size_t pos : assignment[me]) {
+      const auto& g = access_->gpus[pos];
+      try {
+        measure_one(ctx, em, g, nvml, cublas.get(), xids, problems, notes);
+      } catch (const std::exception& e) {
+        problems.push_back(place::gpu(ctx.hostname, g.pci.index) + ": " + e.what());
+      }
+    }
+    if (!problems.empty()) return Outcome::failed(join(problems));
+    return Outcome::ok(join(notes));
+  }
+
+  void measure_one(ProbeContext& ctx, Emitter& em, const MatchedGpu& g, const Nvml& nvml, const Cublas* cublas,
+                   const std::optional<std::map<std::string, XidEvents>>& xids, std::vector<std::string>& problems,
+                   std::vector<std::string>& notes) {
+    const CudaDriver& d = *access_->driver;
+    const std::string where = place::gpu(ctx.hostname, g.pci.index);
+    const double share = std::max(1.0, ctx.seconds_left() * 0.5);  // budget of this GPU's timed parts
+    auto budget = [&](double fraction) { return std::max(0.05, std::min(share * fraction, ctx.seconds_left() * 0.2)); };
+    em.txt(where, "gpu.model", g.cuda.name,
+           {{"pci_bus_id", g.pci.pci_bus_id}, {"cuda_ordinal", g.cuda.ordinal},
+            {"compute_capability", std::to_string(g.cuda.cc_major) + "." + std::to_string(g.cuda.cc_minor)},
+            {"sm_count", g.cuda.sm_count}});
+    DeviceContext dev(d, g.cuda.ordinal);
+    Stream stream(d);
+    std::size_t free_b = 0, total_b = 0;
+    d.mem_get_info(&free_b, &total_b);
+    em.num(where, "gpu.memory_total", double(total_b), unit::bytes);
+    em.num(where, "gpu.memory_free", double(free_b), unit::bytes);
+    const auto spec = model_spec(g.cuda.name);
+    if (!spec) notes.push_back(where + ": model \"" + g.cuda.name + "\" has no theoretical HBM/GEMM figures in gpu_models.cpp");
+
+    std::optional<Nvml::Device> nd;
+    if (nvml.ok()) {
+      std::string why;
+      nd = nvml.device_by_pci(g.pci.pci_bus_id, &why);
+      if (!nd) problems.push_back(where + ": " + why);
+    }
+
+    // HBM: a device-to-device copy reads and writes every byte; both are counted, as STREAM
+    // copy and nvbandwidth's device-local copy do.
+    {
+      const std::size_t bytes = std::max<std::size_t>(kMiB, std::min(params_.hbm_bytes, free_b / 4) / kMiB * kMiB);
+      DeviceBuffer a(d, bytes), b(d, bytes);
+      d.memset_d8(a.ptr(), 0x5a, bytes, stream.handle());
+      const auto secs = time_ops(d, stream, {params_.warmup, params_.iterations, budget(0.15)},
+                                 [&] { d.memcpy_dtod(b.ptr(), a.ptr(), bytes, stream.handle()); });
+      std::vector<double> bw;
+      for (double s : secs) bw.push_back(2.0 * double(bytes) / s);
+      em.series(where, "gpu.hbm_bw", bw, unit::bytes_per_second, {{"bytes", bytes}, {"counted", "read+write"}});
+      if (spec) {
+        em.num(where, "gpu.hbm_theoretical_bw", spec->hbm_bytes_per_s, unit::bytes_per_second,
+               {{"model", spec->family}, {"source", spec->source}});
+        em.num(where, "gpu.hbm_bw_of_theory", 100.0 * median(bw) / spec->hbm_bytes_per_s, unit::percent,
+               {{"model", spec->family}});
+      }
+    }
+
+    // Host <-> device from the GPU's own NUMA node and from one other; the link state is read
+    // while the local host-to-device copies run (an idle link trains down to Gen1).
+    {
+      const auto nodes = host_numa_nodes();
+      const int local = g.pci.numa_node.value_or(nodes.empty() ? 0 : nodes.front());
+      std::optional<int> remote;
+      for (int n : nodes)
+        if (n != local && !remote) remote = n;
+      std::optional<unsigned> gen_live, width_live;
+      double h2d_local = 0, d2h_local = 0;
+      for (int pass = 0; pass < 2; ++pass) {
+        const bool is_local = pass == 0;
+        if (!is_local && (!remote || !params_.remote_numa)) break;
+        const int mem_numa = is_local ? local : *remote;
+        const std::size_t bytes = params_.h2d_bytes;
+        NumaHostBuffer host(d, bytes, mem_numa);
+        DeviceBuffer dbuf(d, bytes);
+        nlohmann::json p = {{"bytes", bytes}, {"mem_numa", mem_numa}, {"gpu_numa", local}, {"numa_bound", host.bound()}};
+        const auto h2d = time_ops(d, stream, {params_.warmup, params_.iterations, budget(0.08)},
+                                  [&] { d.memcpy_htod(dbuf.ptr(), host.data(), bytes, stream.handle()); },
+                                  [&] {
+                                    if (is_local && nd) {
+                                      if (auto r = nd->pcie_gen()) gen_live = *r.value;
+                                      if (auto r = nd->pcie_width()) width_live = *r.value;
+                                    }
+                                  });
+        const auto d2h = time_ops(d, stream, {params_.warmup, params_.iterations, budget(0.08)},
+                                  [&] { d.memcpy_dtoh(host.data(), dbuf.ptr(), bytes, stream.handle()); });
+        std::vector<double> up, down;
+        for (double s : h2d) up.push_back(double(bytes) / s);
+        for (double s : d2h) down.push_back(double(bytes) / s);
+        em.series(where, is_local ? "gpu.h2d_bw" : "gpu.h2d_bw_remote", up, unit::bytes_per_second, p);
+        em.series(where, is_local ? "gpu.d2h_bw" : "gpu.d2h_bw_remote", down, unit::bytes_per_second, p);
+        if (is_local) {
+          h2d_local = median(up);
+          d2h_local = median(down);
+        }
+      }
+      if (nd) pcie_readings(where, em, *nd, gen_live, width_live, h2d_local, d2h_local, problems);
+    }
+
+    // GEMM through cuBLAS, n x n x n, on non-zero data (zeros draw less power and would flatter
+    // a power-capped GPU).
+    if (params_.gemm && cublas && cublas->loaded()) {
+      const int n = params_.gemm_n;
+      const std::size_t bytes = std::size_t(n) * std::size_t(n) * 2;
+      DeviceBuffer a(d, bytes), b(d, bytes), c(d, bytes);
+      d.memset_d8(a.ptr(), 0x3c, bytes, stream.handle());
+      d.memset_d8(b.ptr(), 0x3c, bytes, stream.handle());
+      Cublas::Handle h(*cublas, stream.handle());
+      for (GemmType t : {GemmType::bf16, GemmType::fp16}) {
+        const auto secs = time_ops(d, stream, {params_.warmup, params_.iterations, budget(0.1)},
+                                   [&] { h.gemm(t, n, a.as_void(), b.as_void(), c.as_void()); });
+        std::vector<double> rate;
+        for (double s : secs) rate.push_back(2.0 * double(n) * n * n / s);
+        em.series(where, "gpu.gemm_flops", rate, unit::flops,
+                  {{"dtype", to_string(t)}, {"n", n}, {"cublas_version", h.version()}});
+        const double peak = spec ? (t == GemmType::bf16 ? spec->bf16_flops : spec->fp16_flops) : 0;
+        if (peak > 0) {
+          em.num(where, "gpu.gemm_theoretical_flops", peak, unit::flops, {{"dtype", to_string(t)}, {"model", spec->family}});
+          em.num(where, "gpu.gemm_of_theory", 100.0 * median(rate) / peak, unit::percent, {{"dtype", to_string(t)}});
+        }
+      }
+    }
+
+    if (nd) nvml_readings(ctx, where, g, em, *nd, problems, notes);
+    if (xids) {
+      auto it = xids->find(xid_key(g.pci.pci_bus_id));
+      nlohmann::json p = {{"source", params_.kmsg}, {"codes", it == xids->end() ? std::vector<int>{} : it->second.codes}};
+      em.num(where, "gpu.xid_errors", it == xids->end() ? 0 : it->second.count, unit::count, p);
+    }
+  }
+
+  void pcie_readings(const std::string& where, Emitter& em, const Nvml::Device& nd, std::optional<unsigned> gen,
+                     std::optional<unsigned> width, double h2d, double d2h, std::vector<std::string>& problems) {
+    const auto gmax = nd.pcie_gen_max(), wmax = nd.pcie_width_max();
+    if (!gen || !width || !gmax || !wmax) {
+      problems.push_back(where + ": PCIe link not readable: " + (gmax ? wmax.why : gmax.why));
+      return;
+    }
+    em.num(where, "gpu.pcie_link_gen", *gen, unit::count, {{"read", "during host-to-device copy"}});
+    em.num(where, "gpu.pcie_link_width", *width, unit::count, {{"read", "during host-to-device copy"}});
+    em.num(where, "gpu.pcie_link_gen_max", *gmax.value, unit::count);
+    em.num(where, "gpu.pcie_link_width_max", *wmax.value, unit::count);
+    em.num(where, "gpu.pcie_gen_below_max", double(*gmax.value) - double(*gen), unit::count);
+    em.num(where, "gpu.pcie_width_below_max", double(*wmax.value) - double(*width), unit::count);
+    if (auto theory = pcie_bytes_per_second(int(*gmax.value), int(*wmax.value))) {
+      const nlohmann::json p = {{"gen", *gmax.value}, {"width", *wmax.value}};
+      em.num(where, "gpu.pcie_theoretical_bw", *theory, unit::bytes_per_second, p);
+      if (h2d > 0) em.num(where, "gpu.h2d_bw_of_theory", 100.0 * h2d / *theory, unit::percent, p);
+      if (d2h > 0) em.num(where, "gpu.d2h_bw_of_theory", 100.0 * d2h / *theory, unit::percent, p);
+    }
+  }
+
+  void nvml_readings(const ProbeContext& ctx, const std::string& where, const MatchedGpu& g, Emitter& em,
+                     const Nvml::Device& nd, std::vector<std::string>& problems, std::vector<std::string>& notes) {
+    // Unsupported readings (ECC on a board without it, NVLink on PCIe cards) are facts, not faults.
+    auto unsupported = [&](const std::string& why) { notes.push_back(where + ": " + why); };
+    if (auto r = nd.temperature_c()) em.num(where, "gpu.temperature", *r.value, "degC"); else unsupported(r.why);
+    if (auto r = nd.power_w()) em.num(where, "gpu.power", *r.value, "W"); else unsupported(r.why);
+    if (auto r = nd.clock_mhz(1)) em.num(where, "gpu.clock_sm", *r.value, "MHz"); else unsupported(r.why);
+    if (auto r = nd.clock_mhz(2)) em.num(where, "gpu.clock_mem", *r.value, "MHz"); else unsupported(r.why);
+    if (auto r = nd.max_clock_mhz(1)) em.num(where, "gpu.clock_sm_max", *r.value, "MHz"); else unsupported(r.why);
+    if (auto r = nd.throttle_reasons()) {
+      em.txt(where, "gpu.throttle_reasons", throttle_reason_names(*r.value), {{"mask", *r.value}});
+      em.num(where, "gpu.throttle_hw", throttle_is_hardware(*r.value) ? 1 : 0, unit::boolean);
+    } else {
+      unsupported(r.why);
+    }
+    if (auto r = nd.ecc_enabled()) em.num(where, "gpu.ecc_enabled", *r.value ? 1 : 0, unit::boolean); else unsupported(r.why);
+    if (auto r = nd.ecc_volatile()) {
+      em.num(where, "gpu.ecc_corrected_volatile", double(r.value->corrected), unit::count);
+      em.num(where, "gpu.ecc_uncorrected_volatile", double(r.value->uncorrected), unit::count);
+    } else {
+      unsupported(r.why);
+    }
+    if (auto r = nd.ecc_aggregate()) {
+      em.num(where, "gpu.ecc_corrected_aggregate", double(r.value->corrected), unit::count);
+      em.num(where, "gpu.ecc_uncorrected_aggregate", double(r.value->uncorrected), unit::count);
+    } else {
+      unsupported(r.why);
+    }
+    if (auto r = nd.remapped_rows()) {
+      em.num(where, "gpu.remapped_rows_corrected", r.value->corrected, unit::count);
+      em.num(where, "gpu.remapped_rows_uncorrected", r.value->uncorrected, unit::count);
+      em.num(where, "gpu.remapped_rows_pending", r.value->pending ? 1 : 0, unit::boolean);
+      em.num(where, "gpu.remapped_rows_failure", r.value->failure ? 1 : 0, unit::boolean);
+    } else {
+      unsupported(r.why);
+    }
+    const auto expected = expected_nvlinks(ctx.host, g.pci.index);
+    constexpr int kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS in the 525-550 drivers
+    const auto active = nd.nvlinks_active(kMaxLinks);
+    if (active) em.num(where, "gpu.nvlink_active", *active.value, unit::count);
+    if (expected) {
+      em.num(where, "gpu.nvlink_expected", *expected, unit::count, {{"source", "topology"}});
+      if (active) em.num(where, "gpu.nvlink_inactive", std::max(0, *expected - *active.value), unit::count);
+      else problems.push_back(where + ": the topology gives it " + std::to_string(*expected) +
+                              " NVLinks but their state is not readable: " + active.why);
+    } else if (!active) {
+      unsupported(active.why);
+    }
+  }
+
+  // The peer-to-peer matrix of this host: access as the driver reports it, and the copy rate
+  // with peer access enabled (staged through the host by the driver where it cannot be).
+  void measure_p2p(ProbeContext& ctx, SampleSink& out, std::vector<std::string>& problems) {
+    const auto& gpus = access_->gpus;
+    if (gpus.size() < 2) return;
+    const CudaDriver& d = *access_->driver;
+    Emitter em(out, ctx.rank);
+    std::vector<std::unique_ptr<DeviceContext>> ctxs;
+    for (const auto& g : gpus) ctxs.push_back(std::make_unique<DeviceContext>(d, g.cuda.ordinal));
+    const std::size_t bytes = params_.p2p_bytes;
+    const double per_pair = std::max(0.02, ctx.seconds_left() * 0.3 / double(gpus.size() * (gpus.size() - 1)));
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      for (std::size_t j = 0; j < gpus.size(); ++j) {
+        if (i == j) continue;
+        const std::string pair = place::pair(place::gpu(ctx.hostname, gpus[i].pci.index), place::gpu(ctx.hostname, gpus[j].pci.index));
+        try {
+          const bool access = d.can_access_peer(gpus[i].cuda.ordinal, gpus[j].cuda.ordinal);
+          em.num(pair, "gpu.p2p_access", access ? 1 : 0, unit::boolean);
+          ctxs[i]->make_current();
+          if (access) d.ctx_enable_peer_access(ctxs[j]->handle());
+          Stream s(d);
+          DeviceBuffer src(d, bytes);
+          ctxs[j]->make_current();
+          DeviceBuffer dst(d, bytes);
+          ctxs[i]->make_current();
+          const auto secs = time_ops(d, s, {params_.warmup, params_.iterations, per_pair}, [&] {
+            d.memcpy_peer(dst.ptr(), ctxs[j]->handle(), src.ptr(), ctxs[i]->handle(), bytes, s.handle());
+          });
+          std::vector<double> bw;
+          for (double t : secs) bw.push_back(double(bytes) / t);
+          em.series(pair, "gpu.p2p_bw", bw, unit::bytes_per_second, {{"bytes", bytes}, {"peer_access", access}});
+        } catch (const std::exception& e) {
+          problems.push_back(pair + ": " + e.what());
+        }
+      }
+  }
+
+  GpuParams params_;
+  LibraryPaths paths_;
+  std::unique_ptr<GpuAccess> access_;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_gpu_probe() { return std::make_unique<GpuProbe>(); }
+
+}  // namespace ga
