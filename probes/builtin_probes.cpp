@@ -8,12 +8,14 @@ std::unique_ptr<Probe> make_inventory_probe();
 std::unique_ptr<Probe> make_topology_probe();
 std::unique_ptr<Probe> make_hostmem_probe();
 std::unique_ptr<Probe> make_mpicoll_probe();
+std::unique_ptr<Probe> make_gpu_probe();
 
 void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_inventory_probe());
   r.add(make_topology_probe());
   r.add(make_hostmem_probe());
   r.add(make_mpicoll_probe());
+  r.add(make_gpu_probe());
 }
 
 }  // namespace ga
