@@ -1,0 +1,270 @@
+// rdma: the RDMA ports of every host (from sysfs) and RC RDMA-write latency and bandwidth
+// between hosts on the pair schedule (through libibverbs, or the loopback fake in tests).
+// Places: HOST/nic:mlx5_0 is port 1 of mlx5_0; other ports are HOST/nic:mlx5_0:2 (docs/rdma.md).
+// Measures only: the judging rules are suites/data/criteria-default-rdma.yaml.
+#include <hwloc.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "probes/harness/pair_schedule.hpp"
+#include "probes/probe.hpp"
+#include "probes/rdma/pair_traffic.hpp"
+#include "probes/rdma/port_inventory.hpp"
+#include "probes/rdma/rdma_probe.hpp"
+#include "probes/rdma/transport.hpp"
+#include "topology/place.hpp"
+#include "topology/units.hpp"
+
+namespace ga {
+namespace {
+
+constexpr const char* kCaveat =
+    "the verbs data path (RC RDMA write latency/bandwidth, GPUDirect) has not been validated on RDMA hardware; "
+    "the port inventory is tested against recorded sysfs trees";
+
+// Binds this process (CPUs and memory) to one NUMA node for the traffic, and puts the old
+// binding back afterwards: the pair traffic must run next to its NIC, the next probe must not.
+class NumaBinding {
+ public:
+  explicit NumaBinding(std::optional<int> node) {
+    if (!node || hwloc_topology_init(&t_) != 0) return;
+    if (hwloc_topology_load(t_) != 0) return;
+    hwloc_obj_t n = hwloc_get_numanode_obj_by_os_index(t_, static_cast<unsigned>(*node));
+    if (!n) return;  // a recorded tree's node this machine does not have
+    old_cpu_ = hwloc_bitmap_alloc();
+    old_mem_ = hwloc_bitmap_alloc();
+    hwloc_get_cpubind(t_, old_cpu_, HWLOC_CPUBIND_PROCESS);
+    hwloc_get_membind(t_, old_mem_, &old_policy_, HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET);
+    bound_ = hwloc_set_cpubind(t_, n->cpuset, HWLOC_CPUBIND_PROCESS) == 0;
+    hwloc_set_membind(t_, n->nodeset, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET);
+  }
+  ~NumaBinding() {
+    if (old_cpu_) {
+      hwloc_set_cpubind(t_, old_cpu_, HWLOC_CPUBIND_PROCESS);
+      hwloc_set_membind(t_, old_mem_, old_policy_, HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET);
+      hwloc_bitmap_free(old_cpu_);
+      hwloc_bitmap_free(old_mem_);
+    }
+    if (t_) hwloc_topology_destroy(t_);
+  }
+  NumaBinding(const NumaBinding&) = delete;
+  NumaBinding& operator=(const NumaBinding&) = delete;
+  bool bound() const { return bound_; }
+
+ private:
+  hwloc_topology_t t_ = nullptr;
+  hwloc_bitmap_t old_cpu_ = nullptr, old_mem_ = nullptr;
+  hwloc_membind_policy_t old_policy_ = HWLOC_MEMBIND_DEFAULT;
+  bool bound_ = false;
+};
+
+// Rails: local rank k takes the k-th active port, InfiniBand ports first (the compute
+// fabric), then Ethernet (RoCE) ports, each in natural order; or the suite's `ports` list.
+std::optional<rdma::PortInfo> choose_port(const std::vector<rdma::PortInfo>& ports, const nlohmann::json& params,
+                                          int local_rank) {
+  std::vector<rdma::PortInfo> rails;
+  if (params.contains("ports")) {
+    for (const auto& want : params.at("ports"))
+      for (const auto& p : ports)
+        if (p.place_name() == want.get<std::string>() && p.active()) rails.push_back(p);
+  } else {
+    for (int eth = 0; eth < 2; ++eth)
+      for (const auto& p : ports)
+        if (p.active() && p.ethernet() == (eth == 1)) rails.push_back(p);
+  }
+  if (local_rank < static_cast<int>(rails.size())) return rails[static_cast<std::size_t>(local_rank)];
+  return std::nullopt;
+}
+
+bool peer_memory_present(const std::string& root) {
+  namespace fs = std::filesystem;
+  const fs::path r = root.empty() ? fs::path("/") : fs::path(root);
+  std::error_code ec;
+  return fs::exists(r / "sys/kernel/mm/memory_peers/nv_mem/version", ec) || fs::exists(r / "sys/module/nvidia_peermem", ec);
+}
+
+class RdmaProbe final : public Probe {
+ public:
+  // between_counter_reads: a test hook, run after the first read of the error counters and
+  // before the second (tests rewrite counter files there).
+  explicit RdmaProbe(std::function<void()> between_counter_reads = {}) : between_(std::move(between_counter_reads)) {}
+
+  ProbeInfo info() const override {
+    return {"rdma",
+            "RDMA ports per host (state, rate, width, link layer, MTU, RoCE v2 GID, VF, firmware, NUMA, error "
+            "counters) and RC RDMA-write latency and bandwidth between hosts",
+            {false, true, false},
+            {"rdma.port_active", "rdma.state", "rdma.phys_state", "rdma.rate_gbps", "rdma.width", "rdma.link_layer",
+             "rdma.mtu", "rdma.is_vf", "rdma.roce_v2_gid", "rdma.roce_v2_gid_index", "rdma.fw", "rdma.numa_node",
+             "rdma.errors_delta.*", "rdma.pair_ok", "rdma.write_lat", "rdma.write_lat_p99", "rdma.write_bw"},
+            kCaveat};
+  }
+
+  Outcome run(ProbeContext& ctx, SampleSink& out) override {
+    const auto ports = rdma::read_ports(ctx.sysfs_root);
+    const bool inventory_rank = ctx.local_rank == 0;
+    std::map<std::string, std::map<std::string, std::uint64_t>> before;
+    if (inventory_rank) {
+      emit_inventory(ctx, ports, out);
+      for (const auto& p : ports) before[p.place_name()] = rdma::read_error_counters(ctx.sysfs_root, p);
+    }
+
+    // Traffic. Every rank walks the schedule (it is collective), with or without a port.
+    std::string traffic_note;
+    std::string failure;
+    const std::string mode = ctx.params.value("transport", std::string("verbs"));
+    std::unique_ptr<rdma::Transport> transport;
+    std::optional<rdma::PortInfo> mine = choose_port(ports, ctx.params, ctx.local_rank);
+    if (mode == "none" || ports.empty()) {
+      mine.reset();
+      traffic_note = mode == "none" ? "no traffic (transport: none)" : "";
+    } else if (mode == "loopback") {
+      transport = rdma::make_loopback_transport(ctx.comm);
+      traffic_note = "traffic through the loopback fake (the communicator's speed, not the ports')";
+    } else if (mode == "verbs") {
+      const auto devs = rdma::list_verbs_devices();
+      if (devs.devices.empty()) {
+        mine.reset();
+        if (ctx.sysfs_root.empty())
+          failure = "sysfs lists " + std::to_string(ports.size()) + " RDMA ports but libibverbs cannot use them: " + devs.error;
+        else
+          traffic_note = "no traffic: the ports come from the recorded tree " + ctx.sysfs_root + " and libibverbs sees no devices (" + devs.error + ")";
+      } else {
+        try {
+          transport = rdma::make_verbs_transport();
+        } catch (const std::exception& e) {
+          failure = e.what();
+          mine.reset();
+        }
+        traffic_note = std::string("RC RDMA write through libibverbs: ") + kCaveat;
+      }
+    } else {
+      return Outcome::failed("unknown transport \"" + mode + "\" (verbs, loopback or none)");
+    }
+
+    pairs::ScheduleOptions so;
+    so.unit = pairs::PairUnit::rail;
+    so.intra_host = ctx.params.value("intra_host", true);
+    so.max_rails = ctx.params.value("max_rails", 0);
+    const auto sched = pairs::build_pair_schedule(ctx.rank_hosts, so);
+    rdma::TrafficConfig cfg;
+    cfg.bw_bytes = ctx.params.value("bw_bytes", cfg.bw_bytes);
+    cfg.lat_bytes = std::max<std::size_t>(1, ctx.params.value("lat_bytes", cfg.lat_bytes));
+    cfg.max_bw_iters = ctx.params.value("max_bw_iters", cfg.max_bw_iters);
+    cfg.max_lat_iters = ctx.params.value("max_lat_iters", cfg.max_lat_iters);
+    // Every rank must agree on the budget; the slowest rank's deadline sets it.
+    const double left = ctx.comm.allreduce_min(ctx.seconds_left());
+    cfg.budget_s = std::min(ctx.params.value("budget_s", 20.0), 0.5 * left);
+    if (mine && transport && transport->name() == "verbs") {
+      const std::string gd = ctx.params.contains("gpudirect") ? ctx.params.at("gpudirect").dump() : "\"auto\"";
+      const bool want = gd == "true" || (gd == "\"auto\"" && peer_memory_present(ctx.sysfs_root));
+      if (want)
+        for (const auto& g : ctx.host.gpus)
+          if (g.pci_bus_id && std::find(g.nearest_nics.begin(), g.nearest_nics.end(), mine->device) != g.nearest_nics.end()) {
+            cfg.gpu_memory = true;
+            cfg.gpu_pci_bus_id = *g.pci_bus_id;
+            break;
+          }
+    }
+    rdma::TrafficStats st;
+    {
+      NumaBinding bind(mine ? mine->numa_node : std::nullopt);
+      auto loop = rdma::make_loopback_transport(ctx.comm);  // never used without a port: keeps the walk collective
+      st = rdma::run_pair_traffic(ctx, sched, transport ? *transport : *loop, transport ? mine : std::nullopt, cfg, out);
+    }
+
+    // Error counters after the traffic of every rank on this host.
+    ctx.comm.barrier();
+    if (inventory_rank) {
+      const double settle = ctx.params.value("settle_s", 0.0);
+      if (settle > 0) std::this_thread::sleep_for(std::chrono::duration<double>(std::min(settle, 0.5 * ctx.seconds_left())));
+      if (between_) between_();
+      for (const auto& p : ports) {
+        const auto after = rdma::read_error_counters(ctx.sysfs_root, p);
+        const auto& b = before[p.place_name()];
+        for (const auto& [name, v] : after) {
+          auto it = b.find(name);
+          if (it == b.end()) continue;
+          Sample s;
+          s.place = place::nic(ctx.hostname, p.place_name());
+          s.metric = "rdma.errors_delta." + name;
+          // A counter that went down was reset (or wrapped): report the new value as the rise.
+          s.value = static_cast<double>(v >= it->second ? v - it->second : v);
+          s.unit = unit::count;
+          s.rank = ctx.rank;
+          out.emit(std::move(s));
+        }
+      }
+    }
+
+    if (ports.empty()) return Outcome::skipped(no_devices_reason(ctx));
+    if (!failure.empty()) return Outcome::failed(failure);
+    std::string why = traffic_note;
+    if (st.pairs_measured)
+      why += (why.empty() ? "" : "; ") + std::to_string(st.pairs_measured) + " directions measured, " +
+             std::to_string(st.pairs_failed) + " failed";
+    return Outcome::ok(why);
+  }
+
+ private:
+  static std::string no_devices_reason(const ProbeContext& ctx) {
+    if (!ctx.sysfs_root.empty()) return "no RDMA devices: " + ctx.sysfs_root + "/sys/class/infiniband has none";
+    const auto devs = rdma::list_verbs_devices();
+    std::string why = "no RDMA devices: /sys/class/infiniband has none";
+    if (!devs.error.empty()) why += "; " + devs.error;
+    return why;
+  }
+
+  void emit_inventory(const ProbeContext& ctx, const std::vector<rdma::PortInfo>& ports, SampleSink& out) const {
+    for (const auto& p : ports) {
+      const std::string where = place::nic(ctx.hostname, p.place_name());
+      auto num = [&](const std::string& m, double v, const char* u, nlohmann::json params = nlohmann::json::object()) {
+        Sample s;
+        s.place = where;
+        s.metric = m;
+        s.value = v;
+        s.unit = u;
+        s.params = std::move(params);
+        s.rank = ctx.rank;
+        out.emit(std::move(s));
+      };
+      auto text = [&](const std::string& m, const std::string& v) {
+        Sample s;
+        s.place = where;
+        s.metric = m;
+        s.text = v;
+        s.unit = unit::text;
+        s.rank = ctx.rank;
+        out.emit(std::move(s));
+      };
+      num("rdma.port_active", p.active() ? 1 : 0, unit::boolean);
+      text("rdma.state", p.state.empty() ? "unknown" : p.state);
+      text("rdma.phys_state", p.phys_state.empty() ? "unknown" : p.phys_state);
+      // The link layer travels with the rate so that criteria can hold InfiniBand ports
+      // against each other without mixing in front-end Ethernet.
+      if (p.rate_gbps) num("rdma.rate_gbps", *p.rate_gbps, "Gb/s", {{"link_layer", p.link_layer}});
+      if (p.width) num("rdma.width", *p.width, unit::count);
+      text("rdma.link_layer", p.link_layer.empty() ? "unknown" : p.link_layer);
+      if (p.active_mtu) num("rdma.mtu", *p.active_mtu, unit::bytes);
+      num("rdma.is_vf", p.is_vf ? 1 : 0, unit::boolean);
+      if (p.ethernet()) {
+        num("rdma.roce_v2_gid", p.roce_v2_gid_index ? 1 : 0, unit::boolean);
+        if (p.roce_v2_gid_index) num("rdma.roce_v2_gid_index", *p.roce_v2_gid_index, unit::count);
+      }
+      if (!p.fw_ver.empty()) text("rdma.fw", p.fw_ver);
+      if (p.numa_node) num("rdma.numa_node", *p.numa_node, unit::count);
+    }
+  }
+
+  std::function<void()> between_;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_rdma_probe() { return std::make_unique<RdmaProbe>(); }
+std::unique_ptr<Probe> make_rdma_probe_with_hook(std::function<void()> between_counter_reads) {
+  return std::make_unique<RdmaProbe>(std::move(between_counter_reads));
+}
+
+}  // namespace ga
