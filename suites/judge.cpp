@@ -156,12 +156,19 @@ class CriterionJudge {
     std::vector<Verdict> out;
     const std::string probe = probe_of(name);
     if (!required_why.empty()) {
-      std::vector<std::string> places = facts_.hosts;
+      // Against an expected topology, name every place it states (HOST/gpu:0..7), so the
+      // report says which GPUs or NICs are absent, not only that the host lacks some.
+      std::vector<std::string> places;
+      if (uses(c, "expected") && facts_.expected)
+        for (const auto& h : facts_.hosts)
+          for (const auto& f : *facts_.expected)
+            if (f.metric == name) places.push_back(f.subplace.empty() ? h : h + "/" + f.subplace);
+      if (places.empty()) places = facts_.hosts;
       if (places.empty()) places.push_back(place::cluster());
       for (const auto& h : places) {
         Verdict v = base(c, name, h);
         v.status = VerdictStatus::missing;
-        v.reason = "no host produced " + name + ", and " + required_why + "; " + probe_clause(probe, h);
+        v.reason = "no host produced " + name + ", and " + required_why + "; " + probe_clause(probe, place::host_of(h));
         out.push_back(std::move(v));
       }
       return out;

@@ -39,9 +39,11 @@ std::string islands_text(std::vector<std::vector<int>> islands) {
 std::vector<Feature> features(const HostTopology& h) {
   std::vector<Feature> f;
   f.push_back(count("", "topology.numa_count", double(h.numa_nodes.size())));
-  f.push_back(count("", "topology.package_count", h.packages));
-  f.push_back(count("", "topology.core_count", h.cores));
-  f.push_back(count("", "topology.pu_count", h.pus));
+  // Zero means the source did not say (nvidia-smi text records no CPUs): a real host has at
+  // least one of each, and an expected 0 would fail every host against a file's silence.
+  if (h.packages > 0) f.push_back(count("", "topology.package_count", h.packages));
+  if (h.cores > 0) f.push_back(count("", "topology.core_count", h.cores));
+  if (h.pus > 0) f.push_back(count("", "topology.pu_count", h.pus));
   f.push_back(count("", "topology.gpu_count", double(h.gpus.size())));
   f.push_back(count("", "topology.nic_count", double(h.nics.size())));
   f.push_back(text("", "topology.gpu_link_islands", islands_text(h.gpu_link_islands)));
