@@ -9,6 +9,7 @@ std::unique_ptr<Probe> make_topology_probe();
 std::unique_ptr<Probe> make_hostmem_probe();
 std::unique_ptr<Probe> make_rdma_probe();
 std::unique_ptr<Probe> make_mpicoll_probe();
+std::unique_ptr<Probe> make_p2p_probe();
 std::unique_ptr<Probe> make_gpu_probe();
 
 void register_builtin_probes(ProbeRegistry& r) {
@@ -17,6 +18,7 @@ void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_hostmem_probe());
   r.add(make_rdma_probe());
   r.add(make_mpicoll_probe());
+  r.add(make_p2p_probe());
   r.add(make_gpu_probe());
 }
 

@@ -1,0 +1,113 @@
+#include "probes/p2p/p2p_params.hpp"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+namespace ga::p2p {
+
+const char* to_string(Test t) { return t == Test::latency ? "latency" : "bw"; }
+
+std::vector<Measurement> P2pParams::measurements() const {
+  std::vector<Measurement> m;
+  if (sweep.empty()) {
+    m.push_back({Test::latency, latency_size, true});
+    m.push_back({Test::bandwidth, bw_size, true});
+    return m;
+  }
+  for (auto s : sweep) m.push_back({Test::latency, s, s == latency_size});
+  for (auto s : sweep) m.push_back({Test::bandwidth, s, s == bw_size});
+  return m;
+}
+
+std::size_t P2pParams::max_size() const {
+  std::size_t mx = std::max(latency_size, bw_size);
+  for (auto s : sweep) mx = std::max(mx, s);
+  return mx;
+}
+
+namespace {
+
+constexpr std::size_t kMaxSize = std::size_t(1) << 30;  // one MPI message of int count, with room
+
+[[noreturn]] void bad(const std::string& key, const std::string& what) {
+  throw std::invalid_argument("p2p param " + key + ": " + what);
+}
+
+double positive(const nlohmann::json& p, const char* key, double def) {
+  if (!p.contains(key)) return def;
+  if (!p[key].is_number() || p[key].get<double>() <= 0) bad(key, "must be a positive number, got " + p[key].dump());
+  return p[key].get<double>();
+}
+
+std::size_t size_of(const nlohmann::json& v, const std::string& key) {
+  if (!v.is_number_integer() || v.get<long long>() < 8 || static_cast<std::size_t>(v.get<long long>()) > kMaxSize)
+    bad(key, "must be a whole number of bytes from 8 to 1 GiB, got " + v.dump());
+  return v.get<std::size_t>();
+}
+
+int whole(const nlohmann::json& p, const char* key, int def, int lo) {
+  if (!p.contains(key)) return def;
+  if (!p[key].is_number_integer() || p[key].get<long long>() < lo || p[key].get<long long>() > 1000000000)
+    bad(key, "must be a whole number >= " + std::to_string(lo) + ", got " + p[key].dump());
+  return p[key].get<int>();
+}
+
+bool flag(const nlohmann::json& p, const char* key, bool def) {
+  if (!p.contains(key)) return def;
+  if (!p[key].is_boolean()) bad(key, "must be true or false, got " + p[key].dump());
+  return p[key].get<bool>();
+}
+
+}  // namespace
+
+P2pParams parse_p2p_params(const nlohmann::json& p) {
+  static const std::set<std::string> known = {
+      "unit", "max_rails", "intra_host", "latency_size", "bw_size", "sweep", "sizes", "measure_s", "limit_s",
+      "warmup", "max_iters", "budget_fraction", "retest", "retest_ratio", "retest_partners", "retest_max"};
+  P2pParams r;
+  if (p.is_null()) return r;
+  if (!p.is_object()) throw std::invalid_argument("p2p params must be a mapping, got " + p.dump());
+  for (const auto& [k, v] : p.items())
+    if (!known.count(k)) bad(k, "unknown (known: unit, max_rails, intra_host, latency_size, bw_size, sweep, sizes, "
+                                "measure_s, limit_s, warmup, max_iters, budget_fraction, retest, retest_ratio, "
+                                "retest_partners, retest_max)");
+  if (p.contains("unit")) {
+    const auto u = p["unit"].is_string() ? p["unit"].get<std::string>() : std::string();
+    if (u == "host") r.schedule.unit = pairs::PairUnit::host;
+    else if (u == "rail") r.schedule.unit = pairs::PairUnit::rail;
+    else bad("unit", "must be host or rail, got " + p["unit"].dump());
+  }
+  r.schedule.max_rails = whole(p, "max_rails", 0, 0);
+  r.schedule.intra_host = flag(p, "intra_host", true);
+  if (p.contains("latency_size")) r.latency_size = size_of(p["latency_size"], "latency_size");
+  if (p.contains("bw_size")) r.bw_size = size_of(p["bw_size"], "bw_size");
+  if (p.contains("sizes")) {
+    if (!p["sizes"].is_array() || p["sizes"].empty()) bad("sizes", "must be a non-empty list of byte counts");
+    for (const auto& s : p["sizes"]) r.sweep.push_back(size_of(s, "sizes"));
+    std::sort(r.sweep.begin(), r.sweep.end());
+    r.sweep.erase(std::unique(r.sweep.begin(), r.sweep.end()), r.sweep.end());
+  } else if (flag(p, "sweep", false)) {
+    for (std::size_t s = 8; s <= (std::size_t(64) << 20); s *= 2) r.sweep.push_back(s);
+  }
+  // The headline sizes are always measured, so the culprit analysis has them.
+  if (!r.sweep.empty()) {
+    for (auto s : {r.latency_size, r.bw_size})
+      if (std::find(r.sweep.begin(), r.sweep.end(), s) == r.sweep.end()) r.sweep.push_back(s);
+    std::sort(r.sweep.begin(), r.sweep.end());
+  }
+  r.limits.target_s = positive(p, "measure_s", r.limits.target_s);
+  r.limits.limit_s = positive(p, "limit_s", r.limits.limit_s);
+  if (r.limits.target_s > r.limits.limit_s) bad("measure_s", "must not exceed limit_s");
+  r.limits.warmup = whole(p, "warmup", r.limits.warmup, 0);
+  r.limits.max_iters = whole(p, "max_iters", r.limits.max_iters, 1);
+  r.budget_fraction = positive(p, "budget_fraction", r.budget_fraction);
+  if (r.budget_fraction > 0.95) bad("budget_fraction", "must leave time for gathering (at most 0.95)");
+  r.retest = flag(p, "retest", true);
+  r.retest_options.ratio = positive(p, "retest_ratio", r.retest_options.ratio);
+  r.retest_options.partners = whole(p, "retest_partners", r.retest_options.partners, 1);
+  r.retest_options.max_suspects = whole(p, "retest_max", r.retest_options.max_suspects, 0);
+  return r;
+}
+
+}  // namespace ga::p2p

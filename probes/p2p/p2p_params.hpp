@@ -1,0 +1,59 @@
+// The p2p probe's suite parameters, checked (a wrong key or value is an error naming it).
+//
+//   unit: host | rail          one rank per host (its first), or every local rank as a NIC rail
+//   max_rails: 0               rail mode: at most this many rails (0 = all local ranks)
+//   intra_host: true           also pairs of ranks inside each host
+//   latency_size: 8            bytes of the ping-pong
+//   bw_size: 4194304           bytes per message of the bandwidth window
+//   sweep: false               true: latency and bandwidth at every power of two, 8 B..64 MiB
+//   sizes: [..]                an explicit sweep instead
+//   measure_s: 0.2             measured time per measurement (iterations adapt to fit)
+//   limit_s: 5                 hard limit per measurement: past it the pair "did not complete"
+//   warmup: 10                 latency iterations not recorded (bandwidth: a tenth, at least 1)
+//   max_iters: 100000          latency iterations at most (bandwidth windows: a hundredth, >= 3)
+//   budget_fraction: 0.6       share of the probe's deadline the measurements may plan to use
+//   retest: true               second pass: suspects re-measured against healthy hosts
+//   retest_ratio: 1.5          worse than this x the cluster reference is re-tested
+//   retest_partners: 2         healthy partners per suspect host
+//   retest_max: 8              suspects re-tested at most (worst first)
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "probes/harness/pair_schedule.hpp"
+#include "probes/p2p/pair_exchange.hpp"
+#include "probes/p2p/retest_plan.hpp"
+
+namespace ga::p2p {
+
+enum class Test { latency, bandwidth };
+const char* to_string(Test);
+
+struct Measurement {
+  Test test;
+  std::size_t size;
+  bool headline;                 // the one the culprit analysis and the re-tests use
+};
+
+struct P2pParams {
+  pairs::ScheduleOptions schedule;
+  std::size_t latency_size = 8;
+  std::size_t bw_size = std::size_t(4) << 20;
+  std::vector<std::size_t> sweep;  // empty: only latency_size and bw_size
+  ExchangeLimits limits;
+  double budget_fraction = 0.6;
+  bool retest = true;
+  RetestOptions retest_options;
+
+  // In the order a pair direction runs them: every latency then every bandwidth size.
+  std::vector<Measurement> measurements() const;
+  std::size_t max_size() const;
+};
+
+// Throws std::invalid_argument naming the key and what was wrong.
+P2pParams parse_p2p_params(const nlohmann::json& params);
+
+}  // namespace ga::p2p

@@ -1,0 +1,73 @@
+// The two measurements a pair makes, over MPI point-to-point, each under a time budget:
+//   latency: ping-pong of `size` bytes; one-way latency = half the round trip;
+//   bandwidth: a window of non-blocking sends (as osu_bw does), acknowledged by the receiver.
+// The initiating side decides how many iterations fit (warm-up, then as many as fit in
+// target_s); both sides stop at limit_s whatever happens, so a dead or hopeless peer is a
+// result ("did not complete"), never a hang.
+//
+// What an abandoned exchange leaves behind: its receives are cancelled and freed, its sends
+// freed while in flight (MPI cannot reliably cancel a send). Messages that arrive late carry
+// tags no later exchange uses, on a communicator private to this object, so they never match
+// anything. The buffers are kept until the object dies and leaked then if anything was
+// abandoned, because MPI may still write into them. See docs/fabric.md.
+//
+// No MPI type crosses this header: the communicator travels as the void* of Comm::native().
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ga::p2p {
+
+using Clock = std::chrono::steady_clock;
+
+struct ExchangeLimits {
+  double target_s = 0.2;     // keep iterating until this much measured time has passed
+  double limit_s = 5;        // hard stop for the whole measurement, warm-up included
+  int warmup = 10;           // latency iterations (bandwidth: windows / 10, at least 1) not recorded
+  int max_iters = 100000;    // latency iterations; bandwidth windows use max_iters / 100, at least 3
+};
+
+struct LatencyResult {
+  bool completed = false;
+  std::vector<double> one_way_s;   // initiator only: one value per measured iteration
+  std::string why;                 // when not completed
+};
+
+struct BandwidthResult {
+  bool completed = false;
+  double bytes = 0, seconds = 0;   // sender only: measured windows, start of the first to the last ack
+  int windows = 0;
+  std::string why;
+};
+
+class PairExchange {
+ public:
+  // Duplicates the communicator (collective over it). max_size: the largest message.
+  PairExchange(void* native_comm, std::size_t max_size);
+  ~PairExchange();
+  PairExchange(const PairExchange&) = delete;
+  PairExchange& operator=(const PairExchange&) = delete;
+
+  // Both ranks of the pair call with the same `slot` (a counter they advance together);
+  // `initiator` on the side that sends the pings / the data.
+  LatencyResult latency(int peer, bool initiator, std::size_t size, int slot, const ExchangeLimits&);
+  BandwidthResult bandwidth(int peer, bool sender, std::size_t size, int slot, const ExchangeLimits&);
+
+  // Every rank of the communicator: returns when all arrived (true) or at `deadline` (false).
+  // Sleeps between polls, so ranks with nothing to do leave the cores to those measuring.
+  bool barrier_politely(Clock::time_point deadline);
+
+  static int window_for(std::size_t size);   // messages in flight per bandwidth window
+  int abandoned() const { return abandoned_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int abandoned_ = 0;
+};
+
+}  // namespace ga::p2p

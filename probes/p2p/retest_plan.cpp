@@ -1,0 +1,116 @@
+#include "probes/p2p/retest_plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace ga::p2p {
+
+double better_median(std::vector<double> v, bool lower_is_better) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+  if (v.empty()) return NAN;
+  if (lower_is_better) std::sort(v.begin(), v.end());
+  else std::sort(v.begin(), v.end(), std::greater<>());
+  return v[(v.size() - 1) / 2];
+}
+
+namespace {
+
+struct Endpoint {
+  double lat = INFINITY;           // best latency over its pairs, either direction
+  double out = 0, in = 0;          // best bandwidth sending, receiving
+  int rail = 0;
+};
+
+double worse_lat(double x) { return std::isnan(x) ? INFINITY : x; }
+double worse_bw(double x) { return std::isnan(x) ? 0 : x; }
+
+}  // namespace
+
+RetestPlan plan_retests(const std::vector<DirectedResult>& results, const RetestOptions& opt) {
+  std::map<int, Endpoint> ep;
+  for (const auto& r : results) {
+    for (int e : {r.src, r.dst}) {
+      auto& x = ep[e];
+      x.rail = r.rail;
+      x.lat = std::min(x.lat, worse_lat(r.latency));
+    }
+    ep[r.src].out = std::max(ep[r.src].out, worse_bw(r.bw));
+    ep[r.dst].in = std::max(ep[r.dst].in, worse_bw(r.bw));
+  }
+  std::map<int, std::pair<double, double>> ref;  // rail -> {latency, bw}
+  {
+    std::map<int, std::vector<double>> lat, bw;
+    for (const auto& [e, x] : ep) {
+      lat[x.rail].push_back(x.lat);
+      bw[x.rail].push_back(x.out);
+      bw[x.rail].push_back(x.in);
+    }
+    for (auto& [rail, v] : lat) ref[rail] = {better_median(v, true), better_median(bw[rail], false)};
+  }
+  // How much worse than the reference, as one factor >= 1 (infinite when it never completed).
+  auto lat_factor = [&](double v, int rail) { return ref[rail].first > 0 ? v / ref[rail].first : 1.0; };
+  auto bw_factor = [&](double v, int rail) { return v > 0 ? ref[rail].second / v : INFINITY; };
+
+  RetestPlan plan;
+  std::vector<std::pair<double, int>> bad_ep;
+  std::set<int> healthy_set;
+  for (const auto& [e, x] : ep) {
+    double f = std::max({lat_factor(x.lat, x.rail), bw_factor(x.out, x.rail), bw_factor(x.in, x.rail)});
+    if (f > opt.ratio) bad_ep.emplace_back(f, e);
+    else healthy_set.insert(e);
+  }
+  std::vector<std::tuple<double, int, int>> bad_link;
+  for (const auto& r : results) {
+    if (!healthy_set.count(r.src) || !healthy_set.count(r.dst)) continue;
+    double f = std::max(lat_factor(worse_lat(r.latency), r.rail), bw_factor(worse_bw(r.bw), r.rail));
+    if (f > opt.ratio) bad_link.emplace_back(f, r.src, r.dst);
+  }
+  std::sort(bad_ep.begin(), bad_ep.end(), std::greater<>());
+  std::sort(bad_link.begin(), bad_link.end(), std::greater<>());
+
+  // Healthy partners, best first, per rail; each suspect takes the next ones in turn so the
+  // re-tests spread over the healthy hosts.
+  std::map<int, std::vector<int>> healthy;
+  {
+    std::vector<std::pair<double, int>> h;
+    for (int e : healthy_set) {
+      const auto& x = ep[e];
+      h.emplace_back(std::max({lat_factor(x.lat, x.rail), bw_factor(x.out, x.rail), bw_factor(x.in, x.rail)}), e);
+    }
+    std::sort(h.begin(), h.end());
+    for (auto [f, e] : h) healthy[ep[e].rail].push_back(e);
+  }
+  std::vector<std::pair<int, int>> pairs;
+  std::set<std::pair<int, int>> seen;
+  auto add = [&](int a, int b) {
+    auto p = std::minmax(a, b);
+    if (seen.insert(p).second) pairs.push_back(p);
+  };
+  int budget = opt.max_suspects;
+  std::map<int, std::size_t> next;
+  for (auto [f, e] : bad_ep) {
+    if (budget-- <= 0) break;
+    plan.suspect_endpoints.push_back(e);
+    auto& h = healthy[ep[e].rail];
+    for (int k = 0; k < opt.partners && k < static_cast<int>(h.size()); ++k)
+      add(e, h[next[ep[e].rail]++ % h.size()]);
+  }
+  for (auto [f, s, d] : bad_link) {
+    if (budget-- <= 0) break;
+    plan.suspect_links.emplace_back(s, d);
+    add(s, d);
+  }
+  // Greedy edge colouring: each pair in the first round where both ends are free.
+  std::vector<std::set<int>> busy;
+  for (auto [a, b] : pairs) {
+    std::size_t r = 0;
+    while (r < busy.size() && (busy[r].count(a) || busy[r].count(b))) ++r;
+    if (r == busy.size()) busy.emplace_back(), plan.rounds.emplace_back();
+    busy[r].insert(a), busy[r].insert(b);
+    plan.rounds[r].emplace_back(a, b);
+  }
+  return plan;
+}
+
+}  // namespace ga::p2p
