@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The main job on this host: install what is missing, build, run the default suite under
+# mpirun with 4 ranks, print where the report is and its verdict. Exit code: gpuaccept's
+# (0 pass, 1 a criterion failed, 2 bad input, 3 incomplete).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/build.sh --target gpuaccept >/dev/null
+np=${GPUACCEPT_NP:-4}
+out=${1:-gpuaccept-report-$(date +%Y%m%d-%H%M%S)}
+args=(-np "$np" --bind-to none)
+# More ranks than cores (CI, laptops): oversubscribe, and let waiting ranks yield the core.
+[ "$np" -gt "$(nproc)" ] && args+=(--oversubscribe --mca mpi_yield_when_idle 1)
+[ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
+set +e
+mpirun "${args[@]}" build/app/gpuaccept run --out "$out"
+rc=$?
+set -e
+if [ -f "$out/report.json" ]; then
+  echo "report: $(cd "$out" && pwd)/report.md (and report.json)"
+  echo "verdict: $(jq -r .summary.overall "$out/report.json") (exit code $rc)"
+fi
+exit $rc
