@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app/commands.hpp"
+#include "probes/resume/worker.hpp"
 
 namespace {
 
@@ -61,6 +62,8 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
+  // Hidden: a worker of the resume probe, started by a gpuaccept rank; not an MPI program.
+  if (cmd == ga::resume::kWorkerCommand) return ga::resume::resume_worker_main(argc - 1, argv + 1);
   if (cmd == "run") {
     RunOptions o;
     for (int i = 0; i < argc; ++i) o.argv.push_back(argv[i]);

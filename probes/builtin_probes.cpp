@@ -7,6 +7,8 @@ namespace ga {
 std::unique_ptr<Probe> make_inventory_probe();
 std::unique_ptr<Probe> make_topology_probe();
 std::unique_ptr<Probe> make_hostmem_probe();
+std::unique_ptr<Probe> make_storage_probe();
+std::unique_ptr<Probe> make_resume_probe();
 std::unique_ptr<Probe> make_rdma_probe();
 std::unique_ptr<Probe> make_mpicoll_probe();
 std::unique_ptr<Probe> make_p2p_probe();
@@ -16,6 +18,8 @@ void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_inventory_probe());
   r.add(make_topology_probe());
   r.add(make_hostmem_probe());
+  r.add(make_storage_probe());
+  r.add(make_resume_probe());
   r.add(make_rdma_probe());
   r.add(make_mpicoll_probe());
   r.add(make_p2p_probe());

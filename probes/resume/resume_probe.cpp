@@ -1,0 +1,356 @@
+// resume: does a job that is killed mid-step resume bit for bit from shared storage, on other
+// hosts? A deterministic training-like job (job.hpp) runs as one worker process per rank,
+// started by the rank itself and not part of the MPI job (docs/resume.md says why), three
+// times: uninterrupted; killed with SIGKILL mid-step; restarted with every worker on another
+// host, from the newest complete checkpoint. The final states and the loss log after the
+// resume point must equal the uninterrupted run's byte for byte. Param `damage` (a test hook)
+// breaks the newest checkpoints before the restart, to show the fallback.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <thread>
+
+#include "probes/probe.hpp"
+#include "probes/resume/checkpoint.hpp"
+#include "probes/resume/compare.hpp"
+#include "probes/resume/damage.hpp"
+#include "probes/resume/relay.hpp"
+#include "probes/resume/worker.hpp"
+#include "probes/storage/file_io.hpp"
+#include "topology/place.hpp"
+#include "topology/units.hpp"
+
+namespace ga {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace ga::resume;
+
+struct ResumeParams {
+  JobConfig job;
+  int kill_step = 0;
+  int kill_worker = 0;
+  std::string damage = "none";
+  bool keep_files = false;
+  std::string worker_exe;
+  double frame_timeout_s = 60;
+};
+
+ResumeParams params_from(const ProbeContext& ctx) {
+  const auto& p = ctx.params;
+  ResumeParams r;
+  r.job.workers = ctx.size;
+  r.job.steps = p.value("steps", 300);
+  r.job.every = p.value("every", 50);
+  r.job.state_words = p.value("state_kib", 32) * 128;
+  r.job.contrib_words = p.value("contrib_words", 64);
+  r.job.contrib_words = std::min(r.job.contrib_words, r.job.state_words);
+  validate(r.job);
+  // By default past the middle, and not on the step right after a checkpoint, where the
+  // manifest of that checkpoint would not be written yet (a case the damage hook covers).
+  int dflt = r.job.steps * 11 / 20;
+  if (dflt % r.job.every == 1) ++dflt;
+  r.kill_step = p.value("kill_step", dflt);
+  if (r.kill_step < 2 || r.kill_step >= r.job.steps)
+    throw std::invalid_argument("resume: kill_step must be 2.." + std::to_string(r.job.steps - 1) + ", not " + std::to_string(r.kill_step));
+  r.kill_worker = p.value("kill_worker", ctx.size - 1);
+  if (r.kill_worker < 0 || r.kill_worker >= ctx.size)
+    throw std::invalid_argument("resume: kill_worker must be 0.." + std::to_string(ctx.size - 1));
+  r.damage = p.value("damage", std::string("none"));
+  if (r.damage != "none" && r.damage != "truncate" && r.damage != "flip" && r.damage != "both")
+    throw std::invalid_argument("resume: damage must be none, truncate, flip or both, not \"" + r.damage + "\"");
+  r.keep_files = p.value("keep_files", false);
+  r.frame_timeout_s = p.value("frame_timeout_s", 60.0);
+  // The worker is this very binary; /proc/self/exe survives a relative argv[0] and a changed
+  // working directory. Tests may name another build of it.
+  r.worker_exe = p.value("worker_exe", std::string());
+  if (r.worker_exe.empty()) r.worker_exe = fs::read_symlink("/proc/self/exe").string();
+  return r;
+}
+
+std::string unique_dir_name() {
+  char buf[64];
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return std::string("gpuaccept-resume-") + buf + "-" + std::to_string(::getpid());
+}
+
+// One attempt of the job, collective: this rank starts its worker and relays for it.
+struct Attempt {
+  std::string name;                    // baseline, first, restart
+  std::string out_dir, ckpt_root;
+  bool resume = false;
+  int kill_step = 0;                   // on this rank, 0 = none
+};
+
+struct RankReport {
+  int rank = 0, worker = 0;
+  long pid = 0;
+  std::string host, end, why, status;
+  int wait_status = -1, step = 0, start_step = 0;
+  double wall_s = 0;
+};
+
+nlohmann::json to_json(const RankReport& r) {
+  return {{"rank", r.rank}, {"worker", r.worker}, {"pid", r.pid}, {"host", r.host}, {"end", r.end}, {"why", r.why},
+          {"status", r.status}, {"wait_status", r.wait_status}, {"step", r.step}, {"start_step", r.start_step}, {"wall_s", r.wall_s}};
+}
+RankReport report_from_json(const nlohmann::json& j) {
+  RankReport r;
+  r.rank = j.at("rank");
+  r.worker = j.at("worker");
+  r.pid = j.at("pid");
+  r.host = j.at("host");
+  r.end = j.at("end");
+  r.why = j.at("why");
+  r.status = j.at("status");
+  r.wait_status = j.at("wait_status");
+  r.step = j.at("step");
+  r.start_step = j.at("start_step");
+  r.wall_s = j.at("wall_s");
+  return r;
+}
+
+std::vector<RankReport> run_attempt(ProbeContext& ctx, const ResumeParams& p, const Attempt& a, int worker) {
+  WorkerArgs args;
+  args.job = p.job;
+  args.worker = worker;
+  args.ckpt_root = a.ckpt_root;
+  args.out_dir = a.out_dir;
+  args.attempt = a.name;
+  args.resume = a.resume;
+  std::vector<std::string> argv = {kWorkerCommand};
+  for (auto& s : worker_argv(args)) argv.push_back(std::move(s));
+  const std::string log = (fs::path(a.out_dir) / ("worker-" + std::to_string(worker) + "-" + a.name + ".log")).string();
+
+  std::unique_ptr<WorkerProcess> proc;
+  std::string not_started;
+  try {
+    fs::create_directories(a.out_dir);
+    proc = std::make_unique<WorkerProcess>(p.worker_exe, argv, log);
+  } catch (const std::exception& e) {
+    not_started = e.what();
+  }
+  const double timeout = std::max(1.0, std::min(p.frame_timeout_s, ctx.seconds_left() - 5));
+  const RelayResult res = relay(ctx.comm, proc.get(), p.job, a.kill_step, timeout, not_started);
+
+  RankReport me;
+  me.rank = ctx.rank;
+  me.worker = worker;
+  me.pid = proc ? static_cast<long>(proc->pid()) : 0;
+  me.host = ctx.hostname;
+  me.end = to_string(res.end);
+  me.why = res.why;
+  me.wait_status = res.wait_status;
+  me.status = res.wait_status >= 0 ? describe_wait_status(res.wait_status) : "not started";
+  me.step = res.step;
+  me.start_step = res.start_step;
+  me.wall_s = res.wall_s;
+  if (res.end == RelayEnd::failed) {
+    // The worker's own words are in its log; the last line says what went wrong.
+    try {
+      const auto bytes = storage::read_whole_file(log);
+      std::string text(bytes.begin(), bytes.end());
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      const auto nl = text.rfind('\n');
+      if (!text.empty()) me.why += "; worker log: " + (nl == std::string::npos ? text : text.substr(nl + 1));
+    } catch (const std::exception&) {
+    }
+  }
+  std::vector<RankReport> all;
+  for (const auto& s : ctx.comm.allgather(to_json(me).dump())) all.push_back(report_from_json(nlohmann::json::parse(s)));
+  return all;
+}
+
+// Which ranks' workers broke (not finished, not the intended kill, not stopped because of it).
+std::string failures(const std::vector<RankReport>& all, const std::string& attempt) {
+  std::string out;
+  for (const auto& r : all)
+    if (r.end == "failed")
+      out += (out.empty() ? "" : "; ") + attempt + " run: worker " + std::to_string(r.worker) + " on rank " + std::to_string(r.rank) +
+             " (" + r.host + "): " + r.why;
+  return out;
+}
+
+class ResumeProbe final : public Probe {
+ public:
+  ProbeInfo info() const override {
+    return {"resume",
+            "a deterministic job killed mid-step with SIGKILL resumes on other hosts from the newest complete checkpoint in "
+            "the shared directory, bit-identical to an uninterrupted run",
+            {},
+            {"resume.identical", "resume.loss_identical", "resume.kill_step", "resume.resumed_from_step", "resume.fallback",
+             "resume.killed_host", "resume.kill_signal", "resume.moved_to_other_host", "resume.wall_uninterrupted",
+             "resume.wall_interrupted", "resume.wall_restart"},
+            "the job's state lives in host memory; the same with GPU memory and NCCL is not implemented"};
+  }
+
+  Outcome run(ProbeContext& ctx, SampleSink& out) override {
+    const ResumeParams p = params_from(ctx);
+    std::string base;
+    if (ctx.rank == 0) {
+      base = (fs::path(ctx.shared_dir) / unique_dir_name()).string();
+      fs::create_directories(base);
+    }
+    base = ctx.comm.broadcast(base, 0);
+    const std::string baseline_dir = (fs::path(base) / "baseline").string(), resumed_dir = (fs::path(base) / "resumed").string();
+
+    // 1. Uninterrupted: rank r plays worker r.
+    Attempt a0{"baseline", baseline_dir, (fs::path(baseline_dir) / "ckpt").string(), false, 0};
+    const auto r0 = run_attempt(ctx, p, a0, ctx.rank);
+    if (auto f = failures(r0, "uninterrupted"); !f.empty()) return blame(ctx, r0, f);
+
+    // 2. The same job, its victim killed with SIGKILL mid-step.
+    Attempt a1{"first", resumed_dir, (fs::path(resumed_dir) / "ckpt").string(), false, ctx.rank == p.kill_worker ? p.kill_step : 0};
+    const auto r1 = run_attempt(ctx, p, a1, ctx.rank);
+    if (auto f = failures(r1, "interrupted"); !f.empty()) return blame(ctx, r1, f);
+    const RankReport& victim = r1[static_cast<std::size_t>(p.kill_worker)];
+
+    // 3. Test hook: break the newest checkpoints the way storage breaks them.
+    std::string damage_msg;
+    if (ctx.rank == 0 && p.damage != "none") {
+      try {
+        const auto d = damage_checkpoints(a1.ckpt_root, p.job, p.damage);
+        for (const auto& line : d.done) damage_msg += (damage_msg.empty() ? "" : "; ") + line;
+      } catch (const std::exception& e) {
+        damage_msg = std::string("error: ") + e.what();
+      }
+    }
+    damage_msg = ctx.comm.broadcast(damage_msg, 0);
+    if (damage_msg.rfind("error: ", 0) == 0) return ctx.rank == 0 ? Outcome::failed(damage_msg.substr(7)) : Outcome::ok();
+
+    // 4. Restart, every worker on another rank (another host when there is one).
+    const Shift shift = shift_for_restart(ctx.rank_hosts);
+    const int my_worker = ((ctx.rank - shift.shift) % ctx.size + ctx.size) % ctx.size;
+    Attempt a2{"restart", resumed_dir, a1.ckpt_root, true, 0};
+    const auto r2 = run_attempt(ctx, p, a2, my_worker);
+    if (auto f = failures(r2, "restart"); !f.empty()) return blame(ctx, r2, f);
+
+    if (ctx.rank == 0) {
+      const bool identical = judge_and_emit(ctx, p, r0, r1, r2, victim, shift, damage_msg, base, out);
+      std::error_code ec;
+      if (identical && !p.keep_files) fs::remove_all(base, ec);
+    }
+    ctx.comm.barrier();
+    return Outcome::ok();
+  }
+
+ private:
+  // A worker broke (not the planned kill): the probe fails on the rank whose worker it was.
+  static Outcome blame(const ProbeContext& ctx, const std::vector<RankReport>& all, const std::string& what) {
+    for (const auto& r : all)
+      if (r.rank == ctx.rank && r.end == "failed") return Outcome::failed(what);
+    return Outcome::ok("the job could not run: " + what);
+  }
+
+  static bool judge_and_emit(const ProbeContext& ctx, const ResumeParams& p, const std::vector<RankReport>& r0,
+                             const std::vector<RankReport>& r1, const std::vector<RankReport>& r2, const RankReport& victim,
+                             const Shift& shift, const std::string& damage_msg, const std::string& base, SampleSink& out) {
+    auto emit = [&](const char* metric, std::optional<double> v, std::optional<std::string> text, const char* unit,
+                    nlohmann::json params) {
+      Sample s;
+      s.place = place::cluster();
+      s.metric = metric;
+      s.value = v;
+      s.text = std::move(text);
+      s.unit = unit;
+      s.params = std::move(params);
+      out.emit(std::move(s));
+    };
+    const std::string baseline_dir = (fs::path(base) / "baseline").string(), resumed_dir = (fs::path(base) / "resumed").string();
+    const int resumed_from = r2.front().start_step;
+
+    // Final states, byte for byte, every worker.
+    bool identical = true;
+    nlohmann::json differ = nlohmann::json::array();
+    for (int w = 0; w < p.job.workers; ++w) {
+      std::string why;
+      if (!same_file_bytes(final_path(baseline_dir, w), final_path(resumed_dir, w), &why)) {
+        identical = false;
+        differ.push_back({{"worker", w}, {"why", why}});
+      }
+    }
+    const nlohmann::json job = {{"workers", p.job.workers}, {"steps", p.job.steps}, {"every", p.job.every},
+                                {"state_bytes", p.job.state_words * 8}};
+    nlohmann::json ip = job;
+    ip["differing"] = differ;
+    if (!identical) ip["kept_files"] = base;
+    emit("resume.identical", identical ? 1.0 : 0.0, std::nullopt, unit::boolean, ip);
+
+    // Loss logs: after the resume point against the uninterrupted run, and before the kill too.
+    std::vector<unsigned char> ref, before, after;
+    try {
+      ref = storage::read_whole_file(losses_path(baseline_dir, "baseline"));
+      before = storage::read_whole_file(losses_path(resumed_dir, "first"));
+      after = storage::read_whole_file(losses_path(resumed_dir, "restart"));
+    } catch (const std::exception&) {
+    }
+    const auto c_after = compare_losses(ref, after, resumed_from + 1, p.job.steps);
+    const auto c_before = compare_losses(ref, before, 1, victim.step - 1);
+    nlohmann::json lp = job;
+    lp["after_resume"] = {{"steps", std::to_string(resumed_from + 1) + ".." + std::to_string(p.job.steps)},
+                          {"identical", c_after.identical}, {"compared", c_after.steps_compared}, {"why", c_after.why}};
+    lp["before_kill"] = {{"steps", "1.." + std::to_string(victim.step - 1)}, {"identical", c_before.identical},
+                         {"compared", c_before.steps_compared}, {"why", c_before.why}};
+    const bool loss_same = c_after.identical && c_before.identical;
+    if (!loss_same) lp["kept_files"] = base;
+    emit("resume.loss_identical", loss_same ? 1.0 : 0.0, std::nullopt, unit::boolean, lp);
+
+    // The kill, as waitpid saw it.
+    const int sig = victim.wait_status >= 0 && WIFSIGNALED(victim.wait_status) ? WTERMSIG(victim.wait_status) : 0;
+    const nlohmann::json kp = {{"worker", victim.worker}, {"rank", victim.rank}, {"host", victim.host}, {"pid", victim.pid},
+                               {"step", victim.step}, {"wait_status", victim.status}};
+    emit("resume.kill_step", victim.step, std::nullopt, unit::count, kp);
+    emit("resume.killed_host", std::nullopt, victim.host, unit::text, kp);
+    emit("resume.kill_signal", std::nullopt, sig ? signal_abbrev(sig) : victim.status, unit::text, kp);
+
+    // Where the restart began, and what it had to skip to get there.
+    nlohmann::json choice;
+    try {
+      const auto bytes = storage::read_whole_file(choice_path(resumed_dir, "restart", 0));
+      choice = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+    } catch (const std::exception&) {
+      choice = {{"skipped", nlohmann::json::array()}};
+    }
+    const bool fallback = !choice["skipped"].empty();
+    nlohmann::json rp = {{"skipped", choice["skipped"]}, {"damage", damage_msg.empty() ? "none" : damage_msg}};
+    emit("resume.resumed_from_step", resumed_from, std::nullopt, unit::count, rp);
+    emit("resume.fallback", fallback ? 1.0 : 0.0, std::nullopt, unit::boolean, rp);
+
+    // The shifted mapping: who played each worker before and after.
+    nlohmann::json moves = nlohmann::json::array();
+    for (const auto& r : r2) {
+      const auto& before_r = r1[static_cast<std::size_t>(r.worker)];
+      moves.push_back({{"worker", r.worker}, {"before", before_r.host + " rank " + std::to_string(before_r.rank)},
+                       {"after", r.host + " rank " + std::to_string(r.rank)}});
+    }
+    if (ctx.host_count >= 2)
+      emit("resume.moved_to_other_host", shift.all_hosts_changed ? 1.0 : 0.0, std::nullopt, unit::boolean,
+           {{"shift", shift.shift}, {"moves", moves}});
+
+    auto slowest = [](const std::vector<RankReport>& v) {
+      double m = 0;
+      for (const auto& r : v) m = std::max(m, r.wall_s);
+      return m;
+    };
+    emit("resume.wall_uninterrupted", slowest(r0), std::nullopt, unit::seconds, job);
+    emit("resume.wall_interrupted", slowest(r1), std::nullopt, unit::seconds, job);
+    nlohmann::json wp = job;
+    wp["moves"] = moves;
+    wp["shift"] = shift.shift;
+    emit("resume.wall_restart", slowest(r2), std::nullopt, unit::seconds, wp);
+    return identical && loss_same;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_resume_probe() { return std::make_unique<ResumeProbe>(); }
+
+}  // namespace ga
