@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "suites/fabric_analysis.hpp"
 #include "suites/judge_parts.hpp"
 #include "topology/place.hpp"
 
@@ -402,6 +403,7 @@ std::vector<Verdict> probe_verdicts(const std::vector<ProbeSummary>& probes) {
 Judgement judge(const JournalData& journal, const CriteriaSet& criteria) {
   Judgement j;
   j.metrics = aggregate(journal.samples);
+  const auto fabric = judging::add_fabric_metrics(j.metrics);  // p2p culprit analysis (fabric_analysis.hpp)
   j.probes = judging::summarize_probes(journal);
   const Facts facts = judging::gather_facts(journal, j.probes);
 
@@ -411,6 +413,7 @@ Judgement judge(const JournalData& journal, const CriteriaSet& criteria) {
     auto vs = cj.judge(c);
     j.verdicts.insert(j.verdicts.end(), vs.begin(), vs.end());
   }
+  judging::explain_fabric_verdicts(fabric, j.verdicts);
 
   j.incomplete = judging::find_incomplete(journal, j.probes);
   bool fails = false;

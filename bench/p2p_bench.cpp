@@ -1,0 +1,161 @@
+// p2p_bench: (a) the p2p probe's exchanges against a bare MPI ping-pong and a bare osu_bw-style
+// window, in one program on this machine, so the probe's own overhead is what differs;
+// (b) the all-pairs schedule for 4096 hosts, and the fabric suite's expected wall time at 64,
+// 512 and 4096 hosts from the per-pair cost measured here.
+//   mpirun -np 2 --bind-to none build/bench/p2p_bench [repeats]
+// The targets (issue 3): latency at 8 B and bandwidth at 4 MiB within 5% of the bare loop;
+// the 4096-host schedule in under 1 s.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "probes/harness/pair_schedule.hpp"
+#include "probes/p2p/latency_stats.hpp"
+#include "probes/p2p/pair_exchange.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// ---- the bare reference: blocking MPI, nothing else (about 30 lines) ----
+double bare_latency_p50(int rank, int iters, int warmup) {
+  char buf[8] = {};
+  std::vector<double> t;
+  const int peer = 1 - rank;
+  for (int i = 0; i < warmup + iters; ++i) {
+    auto t0 = Clock::now();
+    if (rank == 0) {
+      MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+      MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+    }
+    if (i >= warmup) t.push_back(since(t0) / 2);
+  }
+  return ga::p2p::summarize_latency(t).p50;
+}
+double bare_bw(int rank, std::size_t size, int window, int windows, std::vector<char>& sbuf, std::vector<char>& rbuf) {
+  std::vector<MPI_Request> req(window);
+  const int peer = 1 - rank;
+  char ack = 0;
+  double secs = 0;
+  for (int w = 0; w < windows + 1; ++w) {  // the first window warms up
+    auto t0 = Clock::now();
+    for (int k = 0; k < window; ++k) {
+      if (rank == 0) MPI_Isend(sbuf.data(), int(size), MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req[k]);
+      else MPI_Irecv(rbuf.data() + size * k, int(size), MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req[k]);
+    }
+    MPI_Waitall(window, req.data(), MPI_STATUSES_IGNORE);
+    if (rank == 0) MPI_Recv(&ack, 1, MPI_BYTE, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else MPI_Send(&ack, 1, MPI_BYTE, peer, 3, MPI_COMM_WORLD);
+    if (w > 0) secs += since(t0);
+  }
+  return double(size) * window * windows / secs;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+void schedule_bench() {
+  std::printf("\n(b) pair schedule, host mode, one rank per host\n");
+  std::printf("%8s %8s %12s %14s %16s\n", "hosts", "rounds", "pairs", "plan+walk s", "written out s");
+  for (int n : {64, 512, 4096}) {
+    std::vector<std::string> rh;
+    for (int h = 0; h < n; ++h) rh.push_back("node" + std::to_string(h));
+    auto t0 = Clock::now();
+    ga::pairs::PairPlan plan(rh);
+    std::size_t pairs = 0;
+    for (int r = 0; r < plan.inter_rounds(); ++r) pairs += plan.inter_round(r).pairs.size();
+    const double walk = since(t0);
+    t0 = Clock::now();
+    auto s = ga::pairs::build_pair_schedule(rh);
+    const double written = since(t0);
+    std::printf("%8d %8d %12zu %14.4f %16.4f\n", n, plan.inter_rounds(), pairs, walk, written);
+    if (s.pair_count() != pairs) std::printf("  MISMATCH: %zu pairs written out\n", s.pair_count());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    if (rank == 0) std::fprintf(stderr, "p2p_bench: run with mpirun -np 2 (got %d ranks)\n", size);
+    MPI_Finalize();
+    return 2;
+  }
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
+  const std::size_t big = std::size_t(4) << 20;
+  const int window = ga::p2p::PairExchange::window_for(big);
+  std::vector<char> sbuf(big, 1), rbuf(big * window, 0);
+  MPI_Comm world = MPI_COMM_WORLD;
+  ga::p2p::PairExchange ex(&world, big);
+  ga::p2p::ExchangeLimits lim;  // the probe's defaults: 0.2 s measured, 10 warm-up round trips
+  const int peer = 1 - rank;
+
+  std::vector<double> bare_lat, probe_lat, bare_bws, probe_bws, probe_pair_s;
+  for (int r = 0; r < repeats; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    auto l = ex.latency(peer, rank == 0, 8, 4 * r, lim);
+    const int iters = static_cast<int>(l.one_way_s.size());
+    double n_iters = iters;
+    MPI_Bcast(&n_iters, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);  // the bare loop does as many
+    MPI_Barrier(MPI_COMM_WORLD);
+    bare_lat.push_back(bare_latency_p50(rank, static_cast<int>(n_iters), lim.warmup));
+    if (rank == 0) probe_lat.push_back(ga::p2p::summarize_latency(l.one_way_s).p50);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    auto b = ex.bandwidth(peer, rank == 0, big, 4 * r + 1, lim);
+    double n_windows = b.windows;
+    MPI_Bcast(&n_windows, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    bare_bws.push_back(bare_bw(rank, big, window, std::max(1, static_cast<int>(n_windows)), sbuf, rbuf));
+    if (rank == 0) probe_bws.push_back(b.seconds > 0 ? b.bytes / b.seconds : 0);
+
+    // What one pair costs in a round: both directions, latency then bandwidth, as the probe runs them.
+    MPI_Barrier(MPI_COMM_WORLD);
+    auto t0 = Clock::now();
+    for (int dir = 0; dir < 2; ++dir) {
+      ex.latency(peer, rank == dir, 8, 4 * r + 2, lim);
+      ex.bandwidth(peer, rank == dir, big, 4 * r + 3, lim);
+    }
+    ex.barrier_politely(Clock::now() + std::chrono::seconds(30));
+    probe_pair_s.push_back(since(t0));
+  }
+
+  if (rank == 0) {
+    const double bl = median(bare_lat), pl = median(probe_lat), bb = median(bare_bws), pb = median(probe_bws);
+    std::printf("(a) probe vs bare MPI, 2 ranks on this machine, median of %d repeats\n", repeats);
+    std::printf("%-22s %14s %14s %10s\n", "measure", "bare", "probe", "probe/bare");
+    std::printf("%-22s %11.3f us %11.3f us %10.3f\n", "latency p50, 8 B", bl * 1e6, pl * 1e6, pl / bl);
+    std::printf("%-22s %9.3f GB/s %9.3f GB/s %10.3f\n", "bandwidth, 4 MiB", bb / 1e9, pb / 1e9, pb / bb);
+    schedule_bench();
+    const double pair_s = median(probe_pair_s);
+    std::printf("\n(c) expected wall time of the fabric suite (p2p, default params: measure_s 0.2)\n");
+    std::printf("one pair, both directions, latency + bandwidth, measured here: %.3f s\n", pair_s);
+    std::printf("%8s %8s %14s %20s\n", "hosts", "rounds", "p2p wall", "default 300 s limit");
+    for (int n : {64, 512, 4096}) {
+      const int rounds = ga::pairs::round_count(n) + 4;  // + up to 4 re-test rounds
+      const double wall = rounds * pair_s;
+      // Under --probe-timeout 300 the probe shrinks each measurement to fit (p2p_params.hpp).
+      const double share = 0.6 * 300 / (rounds * 4.0);
+      std::printf("%8d %8d %12.0f s %14s%.1f ms\n", n, rounds, wall, wall > 300 * 0.6 ? "shrinks to " : "fits, ",
+                  wall > 300 * 0.6 ? std::min(lim.limit_s, share) * 1e3 : lim.target_s * 1e3);
+    }
+  }
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,349 @@
+// The culprit analysis of the p2p pair matrices; see fabric_analysis.hpp for what it derives
+// and why. Deterministic: ordered containers only, no clock, no environment.
+#include "suites/fabric_analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "suites/judge_parts.hpp"
+#include "topology/place.hpp"
+
+namespace ga::judging {
+
+namespace {
+
+constexpr double kCap = 1e6;  // the ratio of a direction that never completed
+
+double capped(double r) { return std::isnan(r) || r > kCap ? kCap : r; }
+
+std::string key_of(const std::string& metric, const std::string& place, const nlohmann::json& params) {
+  return metric + "|" + place + "|" + params.dump();
+}
+
+struct Pair {
+  std::string place;
+  std::vector<FabricObservation> obs;
+};
+
+struct Group {
+  std::string basis, path;
+  long long size = 0;
+  std::optional<long long> rail;
+  std::map<std::pair<std::string, std::string>, Pair> directed;  // {src, dst}
+};
+
+bool lat(const Group& g) { return g.basis == "latency"; }
+
+// The better of two middle values: half the endpoints may be bad and it is still a good one's.
+double better_median(std::vector<double> v, bool lower_is_better) {
+  if (v.empty()) return NAN;
+  if (lower_is_better) std::sort(v.begin(), v.end());
+  else std::sort(v.begin(), v.end(), std::greater<>());
+  return v[(v.size() - 1) / 2];
+}
+
+double best_of(const Group& g, const std::vector<FabricObservation>& obs) {
+  double b = lat(g) ? INFINITY : 0;
+  for (const auto& o : obs) b = lat(g) ? std::min(b, o.value) : std::max(b, o.value);
+  return b;
+}
+
+// How much worse than `ref` a value is, >= 1 when worse, capped for "never completed".
+double worse(const Group& g, double v, double ref) {
+  if (lat(g)) return capped(std::isinf(v) ? kCap : v / ref);
+  return capped(v <= 0 ? kCap : ref / v);
+}
+
+nlohmann::json derived_params(const Group& g, const std::string& direction) {
+  nlohmann::json p = {{"basis", g.basis}, {"size", g.size}, {"path", g.path}, {"direction", direction}};
+  if (g.rail) p["rail"] = *g.rail;
+  return p;
+}
+
+std::map<std::string, Group> collect(const std::vector<Metric>& metrics) {
+  std::map<std::string, Group> groups;
+  for (const auto& m : metrics) {
+    std::string basis;
+    if (m.metric == "p2p.latency_p50") basis = "latency";
+    else if (m.metric == "p2p.bw") basis = "bw";
+    else if (m.metric == "p2p.completed" && m.value && *m.value == 0 && m.params.contains("test"))
+      basis = m.params["test"].is_string() ? m.params["test"].get<std::string>() : "";
+    if (basis != "latency" && basis != "bw") continue;
+    if (m.metric != "p2p.completed" && !m.value) continue;
+    const auto& p = m.params;
+    if (!p.contains("direction") || !p["direction"].is_string() || !p.contains("size") ||
+        !p["size"].is_number_integer())
+      continue;
+    const std::string dir = p["direction"].get<std::string>();
+    const auto arrow = dir.find("->");
+    if (arrow == std::string::npos) continue;
+    Group proto;
+    proto.basis = basis;
+    proto.size = p["size"].get<long long>();
+    proto.path = p.contains("path") && p["path"].is_string() ? p["path"].get<std::string>() : "inter";
+    if (p.contains("rail") && p["rail"].is_number_integer()) proto.rail = p["rail"].get<long long>();
+    const std::string gk = basis + "|" + std::to_string(proto.size) + "|" + proto.path + "|" +
+                           (proto.rail ? std::to_string(*proto.rail) : "-");
+    auto& g = groups.try_emplace(gk, proto).first->second;
+    FabricObservation o;
+    o.src = dir.substr(0, arrow);
+    o.dst = dir.substr(arrow + 2);
+    o.pass_label = p.contains("pass") ? p["pass"].dump() : "1";
+    if (m.metric == "p2p.completed") {
+      o.value = basis == "latency" ? INFINITY : 0;
+      o.why = p.contains("why") && p["why"].is_string() ? p["why"].get<std::string>() : "did not complete";
+    } else {
+      o.value = *m.value;
+    }
+    auto& pr = g.directed[{o.src, o.dst}];
+    pr.place = m.place;
+    pr.obs.push_back(std::move(o));
+  }
+  return groups;
+}
+
+struct Out {
+  FabricAnalysis& a;
+  void add(const Group& g, const std::string& metric, const std::string& place, const std::string& direction,
+           double value, FabricEvidence ev) {
+    Metric m;
+    m.metric = metric;
+    m.place = place;
+    m.params = derived_params(g, direction);
+    m.unit = "x";
+    m.value = m.min = m.max = value;
+    m.count = static_cast<int>(ev.observations.size());
+    a.evidence[key_of(metric, place, m.params)] = std::move(ev);
+    a.derived.push_back(std::move(m));
+  }
+};
+
+FabricEvidence evidence(const Group& g, double ref) {
+  FabricEvidence ev;
+  ev.basis = g.basis;
+  ev.unit = lat(g) ? "s" : "B/s";
+  ev.reference = ref;
+  ev.higher_is_worse = lat(g);
+  return ev;
+}
+
+struct Bests {
+  std::map<std::string, double> any, out, in;  // per endpoint: best pair, best sending, best receiving
+};
+
+// pass_only: the first pass alone ("1"), or every pass ("").
+Bests bests_of(const Group& g, const std::string& pass_only) {
+  Bests r;
+  for (const auto& [sd, pr] : g.directed) {
+    std::vector<FabricObservation> obs;
+    for (const auto& o : pr.obs)
+      if (pass_only.empty() || o.pass_label == pass_only) obs.push_back(o);
+    if (obs.empty()) continue;
+    const double b = best_of(g, obs);
+    for (const auto& e : {sd.first, sd.second}) {
+      auto [it, fresh] = r.any.try_emplace(e, b);
+      if (!fresh) it->second = lat(g) ? std::min(it->second, b) : std::max(it->second, b);
+    }
+    auto upd = [&](std::map<std::string, double>& m, const std::string& e) {
+      auto [it, fresh] = m.try_emplace(e, b);
+      if (!fresh) it->second = std::max(it->second, b);
+    };
+    upd(r.out, sd.first);
+    upd(r.in, sd.second);
+  }
+  return r;
+}
+
+void analyze_inter(const Group& g, Out& out) {
+  const Bests all = bests_of(g, ""), first = bests_of(g, "1");
+  const auto& best_any = all.any;
+  const auto& best_out = all.out;
+  const auto& best_in = all.in;
+  std::vector<double> bests;
+  if (lat(g)) {
+    for (const auto& [e, b] : best_any) bests.push_back(b);
+  } else {
+    for (const auto& [e, b] : best_out) bests.push_back(b);
+    for (const auto& [e, b] : best_in) bests.push_back(b);
+  }
+  const double ref = better_median(bests, lat(g));
+  std::size_t unreachable = 0;
+  for (const auto& [e, b] : best_any) unreachable += lat(g) ? std::isinf(b) : b <= 0;
+
+  // The cluster: the reference, and how many endpoints reached nobody at all.
+  {
+    Metric m;
+    m.metric = lat(g) ? "p2p.latency_median" : "p2p.bw_median";
+    m.place = place::cluster();
+    m.params = {{"size", g.size}, {"path", g.path}};
+    if (g.rail) m.params["rail"] = *g.rail;
+    m.unit = lat(g) ? "s" : "B/s";
+    m.count = static_cast<int>(best_any.size());
+    if (std::isfinite(ref) && ref > 0) m.value = m.min = m.max = ref;
+    else m.note = "no reference: most endpoints completed no pair";
+    out.a.derived.push_back(m);
+    m.metric = "p2p.unreachable_fraction";
+    m.params["basis"] = g.basis;
+    m.unit = "";
+    m.value = m.min = m.max = best_any.empty() ? 0.0 : double(unreachable) / double(best_any.size());
+    m.note.clear();
+    out.a.derived.push_back(std::move(m));
+  }
+  if (!(std::isfinite(ref) && ref > 0)) return;
+
+  // Hosts: their best pair against the reference.
+  auto host = [&](const std::string& e, const std::string& direction, double best) {
+    FabricEvidence ev = evidence(g, ref);
+    for (const auto& [sd, pr] : g.directed) {
+      const bool in = direction == "in" ? sd.second == e : direction == "out" ? sd.first == e
+                                                                               : sd.first == e || sd.second == e;
+      if (in) ev.observations.insert(ev.observations.end(), pr.obs.begin(), pr.obs.end());
+    }
+    out.add(g, "p2p.host_slowdown", e, direction, worse(g, best, ref), std::move(ev));
+  };
+  if (lat(g)) {
+    for (const auto& [e, b] : best_any) host(e, "both", b);
+  } else {
+    for (const auto& [e, b] : best_out) host(e, "out", b);
+    for (const auto& [e, b] : best_in) host(e, "in", b);
+  }
+
+  // Links: what is left after each end's own slowness is accounted for. Each measurement is
+  // held against its ends as they were in the same pass (a host slow in the first pass and
+  // healthy in its re-tests explains its first-pass pairs), and the link is only as bad as its
+  // best-explained measurement.
+  for (const auto& [sd, pr] : g.directed) {
+    const auto& [s, d] = sd;
+    double residual = INFINITY, expected_used = 0;
+    for (const auto& o : pr.obs) {
+      const Bests& b = o.pass_label == "1" ? first : all;
+      auto at = [](const std::map<std::string, double>& m, const std::string& e, double def) {
+        auto it = m.find(e);
+        return it == m.end() ? def : it->second;
+      };
+      double expected, r;
+      if (lat(g)) {
+        auto excess = [&](const std::string& e) { return std::max(0.0, at(b.any, e, ref) - ref); };
+        expected = ref + excess(s) + excess(d);
+        r = std::isinf(o.value) ? (std::isinf(expected) ? 1 : kCap) : o.value / expected;
+      } else {
+        expected = std::min({ref, at(b.out, s, ref), at(b.in, d, ref)});
+        r = o.value <= 0 ? (expected <= 0 ? 1 : kCap) : expected / o.value;
+      }
+      if (r < residual) residual = r, expected_used = expected;
+    }
+    FabricEvidence ev = evidence(g, ref);
+    ev.expected = expected_used;
+    ev.observations = pr.obs;
+    out.add(g, "p2p.link_slowdown", pr.place, s + "->" + d, capped(residual), std::move(ev));
+  }
+}
+
+void analyze_intra(const Group& g, Out& out) {
+  std::vector<double> all;
+  for (const auto& [sd, pr] : g.directed) all.push_back(best_of(g, pr.obs));
+  const double ref = better_median(all, lat(g));
+  if (!(std::isfinite(ref) && ref > 0)) return;
+  for (const auto& [sd, pr] : g.directed) {
+    FabricEvidence ev = evidence(g, ref);
+    ev.observations = pr.obs;
+    out.add(g, "p2p.intra_slowdown", pr.place, sd.first + "->" + sd.second, worse(g, best_of(g, pr.obs), ref),
+            std::move(ev));
+  }
+}
+
+std::string value_of(const FabricEvidence& ev, const FabricObservation& o) {
+  if (!o.why.empty()) return "did not complete (" + o.why + ")";
+  return format_value(o.value, ev.unit);
+}
+
+}  // namespace
+
+FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics) {
+  FabricAnalysis a;
+  Out out{a};
+  for (const auto& [k, g] : collect(metrics)) {
+    if (g.path == "intra") analyze_intra(g, out);
+    else analyze_inter(g, out);
+  }
+  return a;
+}
+
+FabricAnalysis add_fabric_metrics(std::vector<Metric>& metrics) {
+  FabricAnalysis a = analyze_fabric(metrics);
+  if (a.derived.empty()) return a;
+  metrics.insert(metrics.end(), a.derived.begin(), a.derived.end());
+  std::stable_sort(metrics.begin(), metrics.end(), [](const Metric& x, const Metric& y) {
+    if (x.metric != y.metric) return x.metric < y.metric;
+    if (x.place != y.place) return place_less(x.place, y.place);
+    return x.params.dump() < y.params.dump();
+  });
+  return a;
+}
+
+void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verdicts) {
+  for (auto& v : verdicts) {
+    if (v.metric != "p2p.host_slowdown" && v.metric != "p2p.link_slowdown" && v.metric != "p2p.intra_slowdown")
+      continue;
+    auto it = a.evidence.find(key_of(v.metric, v.place, v.params));
+    if (it == a.evidence.end() || !v.bounds.contains("value") || !v.bounds["value"].is_number()) continue;
+    const FabricEvidence& ev = it->second;
+    const double bound = v.bounds["value"].get<double>();
+    const bool link = v.metric == "p2p.link_slowdown";
+    const double base = link ? ev.expected : ev.reference;
+    auto ratio = [&](const FabricObservation& o) {
+      if (ev.higher_is_worse) return capped(std::isinf(o.value) ? kCap : o.value / base);
+      return capped(o.value <= 0 ? kCap : base / o.value);
+    };
+    std::vector<std::string> shown;
+    std::set<std::string> partners;
+    int retests = 0, slow_retests = 0, slow_first = 0, first = 0;
+    for (const auto& o : ev.observations) {
+      const bool slow = ratio(o) > bound;
+      const bool retest = o.pass_label != "1";
+      (retest ? retests : first) += 1;
+      (retest ? slow_retests : slow_first) += slow;
+      partners.insert(o.src == v.place ? o.dst : o.src);
+      shown.push_back((retest ? "re-test " : "") + o.src + "->" + o.dst + " " + value_of(ev, o));
+    }
+    const std::string against = link ? "what its ends explain, " + format_value(base, ev.unit) + " (cluster median " +
+                                           format_value(ev.reference, ev.unit) + ")"
+                                     : "the cluster median " + format_value(ev.reference, ev.unit);
+    const std::string list = "evidence against " + against + ": " + list_text(shown, 6);
+    if (v.status == VerdictStatus::pass) {
+      if (slow_first > 0 && retests > 0 && slow_retests < retests)
+        v.reason += "; slow in the first pass but not in " + std::to_string(retests - slow_retests) + " of " +
+                    std::to_string(retests) + " re-tests, so not blamed (" + list + ")";
+      continue;
+    }
+    if (v.status != VerdictStatus::fail) continue;
+    std::string sure;
+    const int distinct = static_cast<int>(partners.size());
+    if (link) {
+      sure = retests > 0 && slow_retests == retests ? "high (slow in the first pass and in " + std::to_string(retests) +
+                                                          " re-test(s) of the same pair)"
+                                                    : "medium (not re-tested)";
+    } else if (v.metric == "p2p.intra_slowdown") {
+      sure = "medium (one pair inside the host, measured once)";
+    } else if (retests > 0 && slow_retests == retests && distinct >= 2) {
+      sure = "high (slow with all " + std::to_string(distinct) + " partners, and in " + std::to_string(retests) +
+             " re-test(s) against hosts that passed)";
+    } else if (distinct >= 2 || (retests > 0 && slow_retests == retests)) {
+      sure = "medium (slow with all " + std::to_string(distinct) + " partner(s); " +
+             (retests ? std::to_string(slow_retests) + " of " + std::to_string(retests) + " re-tests slow" : "not re-tested") + ")";
+    } else {
+      sure = "low (a single partner: the fault may be the other end)";
+    }
+    const auto& dir = v.params.contains("direction") ? v.params["direction"].get<std::string>() : "";
+    std::string what = link ? "suspect link " + v.place + " (" + dir + ", " + ev.basis + ")"
+                            : v.metric == "p2p.intra_slowdown" ? "suspect path inside host " + place::host_of(v.place)
+                                                               : "suspect " + v.place + " (" + ev.basis +
+                                                                     (dir == "both" ? "" : dir == "out" ? ", sending" : ", receiving") + ")";
+    v.reason += "; " + what + ": " + list + "; sure: " + sure;
+  }
+}
+
+}  // namespace ga::judging

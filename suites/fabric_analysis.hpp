@@ -1,0 +1,57 @@
+// Finding the culprit in the p2p pair matrices (issue 3): a judge extension, pure over the
+// aggregated metrics, so the live run and `gpuaccept judge DIR` name the same suspects.
+//
+// From p2p.latency_p50, p2p.bw and p2p.completed of every pair direction (first pass and
+// re-tests) it derives, per group of (latency|bw, size, path, rail):
+//   p2p.host_slowdown  at each endpoint (a host, or HOST/rail:K): how much worse than the
+//                      cluster reference its BEST pair is (latency: either direction; bw: out
+//                      and in apart). Only a host all of whose pairs are slow scores high.
+//   p2p.link_slowdown  at each pair A~B, per direction: how much worse the pair is than its two
+//                      ends explain (latency: reference + each end's own excess; bw: the lower
+//                      of the reference and each end's best). A pair slow only because one end
+//                      is slow scores about 1, so a healthy host or pair is not blamed for it.
+//   p2p.intra_slowdown at each pair inside a host: against the median of such pairs.
+//   p2p.latency_median, p2p.bw_median at `cluster`: the reference, the median over endpoints
+//                      of each one's best pair (the better middle for an even count, so half
+//                      the hosts may be bad and the reference still comes from a good one).
+// A direction that did not complete counts as infinitely slow (the ratio is capped at 1e6).
+// Criteria judge these like any metric (criteria-default-fabric.yaml); explain_fabric_verdicts
+// then adds to each verdict on them the evidence (its pairs against the reference, by pass)
+// and how sure the verdict is.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "suites/judge.hpp"
+
+namespace ga::judging {
+
+struct FabricObservation {
+  std::string src, dst, pass_label;  // endpoints; "1" or "2" (pass 2: a re-test)
+  double value = 0;                  // latency s or bw B/s; +inf / 0 when it did not complete
+  std::string why;                   // why it did not complete
+};
+
+struct FabricEvidence {
+  std::string basis;                 // "latency" or "bw"
+  std::string unit;
+  double reference = 0;
+  double expected = 0;               // links: what the two ends explain
+  std::vector<FabricObservation> observations;  // the ones the derived value was taken over
+  bool higher_is_worse = true;       // latency; bandwidth: lower is worse
+};
+
+struct FabricAnalysis {
+  std::vector<Metric> derived;
+  std::map<std::string, FabricEvidence> evidence;  // key: metric + place + params.dump()
+};
+
+FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics);
+
+// Hook for the judge: appends the derived metrics (keeping the judge's metric order) and
+// returns the analysis for explain_fabric_verdicts.
+FabricAnalysis add_fabric_metrics(std::vector<Metric>& metrics);
+void explain_fabric_verdicts(const FabricAnalysis&, std::vector<Verdict>& verdicts);
+
+}  // namespace ga::judging

@@ -1,0 +1,173 @@
+// The p2p culprit analysis (suites/fabric_analysis.hpp) through the whole judge with the
+// built-in criteria: which places fail for each kind of fault, and that none other does.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include "suites/fabric_analysis.hpp"
+#include "suites_fixture.hpp"
+
+using namespace ga;
+using ga::testing::JournalBuilder;
+
+namespace {
+
+std::vector<std::string> hosts_n(int n) {
+  std::vector<std::string> h;
+  for (int i = 1; i <= n; ++i) h.push_back("h" + std::to_string(i));
+  return h;
+}
+
+// Deterministic noise in [1, 1.6): healthy pairs differ like identical runs here do.
+double noise(int a, int b, int pass) { return 1.0 + 0.6 * std::fmod((a * 7 + b * 13 + pass * 5) * 0.618, 1.0); }
+
+struct Matrix {
+  int hosts = 4;
+  // Multipliers on latency (>1 slower) and on bandwidth (<1 slower) per direction and pass;
+  // NaN: that direction did not complete.
+  std::function<double(int, int, int)> lat = [](int, int, int) { return 1.0; };
+  std::function<double(int, int, int)> bw = [](int, int, int) { return 1.0; };
+  std::vector<std::pair<int, int>> retests;  // host pairs measured again in pass 2
+};
+
+JournalBuilder journal(const Matrix& m) {
+  const auto names = hosts_n(m.hosts);
+  JournalBuilder jb(names);
+  auto emit = [&](int a, int b, int pass) {
+    for (auto [s, d] : {std::pair{a, b}, std::pair{b, a}}) {
+      const std::string place = names[a] + "~" + names[b], dir = names[s] + "->" + names[d];
+      nlohmann::json p = {{"direction", dir}, {"pass", pass}, {"path", "inter"}};
+      const double l = m.lat(s, d, pass), w = m.bw(s, d, pass);
+      auto lp = p, bp = p;
+      lp["size"] = 8, bp["size"] = 4194304;
+      auto lc = lp, bc = bp;
+      lc["test"] = "latency", bc["test"] = "bw";
+      if (std::isnan(l)) lc["why"] = "no reply", jb.sample("p2p.completed", place, 0, "bool", lc);
+      else jb.sample("p2p.latency_p50", place, 50e-6 * l * noise(s, d, pass), "s", lp);
+      if (std::isnan(w)) bc["why"] = "no ack", jb.sample("p2p.completed", place, 0, "bool", bc);
+      else jb.sample("p2p.bw", place, 1.5e9 * w / noise(d, s, pass), "B/s", bp);
+    }
+  };
+  for (int a = 0; a < m.hosts; ++a)
+    for (int b = a + 1; b < m.hosts; ++b) emit(a, b, 1);
+  for (auto [a, b] : m.retests) emit(std::min(a, b), std::max(a, b), 2);
+  jb.probe("p2p");
+  return jb;
+}
+
+Judgement judge_builtin(const Matrix& m) {
+  auto crit = parse_criteria(builtin_criteria_text(), "builtin");
+  return judge(journal(m).build(), crit);
+}
+
+std::set<std::string> failing(const Judgement& j) {
+  std::set<std::string> s;
+  for (const auto& v : j.verdicts)
+    if (v.fails_run()) s.insert(v.place);
+  return s;
+}
+
+const Verdict* failing_at(const Judgement& j, const std::string& place) {
+  for (const auto& v : j.verdicts)
+    if (v.fails_run() && v.place == place) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(FabricAnalysis, CleanClusterPasses) {
+  for (int n : {2, 3, 4, 5, 8}) {
+    Matrix m;
+    m.hosts = n;
+    auto j = judge_builtin(m);
+    EXPECT_TRUE(failing(j).empty()) << n << " hosts: " << *failing(j).begin();
+    EXPECT_EQ(j.summary.overall, "PASS");
+  }
+}
+
+TEST(FabricAnalysis, SlowHostIsNamedAloneWithEvidence) {
+  Matrix m;
+  m.lat = [](int s, int d, int) { return s == 1 || d == 1 ? 40.0 : 1.0; };  // h2: a 2 ms delay
+  m.retests = {{1, 0}, {1, 2}};
+  auto j = judge_builtin(m);
+  EXPECT_EQ(failing(j), std::set<std::string>{"h2"});
+  const Verdict* v = failing_at(j, "h2");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->reason.find("suspect h2 (latency)"), std::string::npos) << v->reason;
+  EXPECT_NE(v->reason.find("cluster median"), std::string::npos) << v->reason;
+  EXPECT_NE(v->reason.find("re-test h1->h2"), std::string::npos) << v->reason;
+  EXPECT_NE(v->reason.find("sure: high"), std::string::npos) << v->reason;
+}
+
+TEST(FabricAnalysis, OneWayBandwidthFaultNamesTheHostAndDirection) {
+  Matrix m;
+  m.bw = [](int s, int, int) { return s == 2 ? 0.1 : 1.0; };  // h3 sends at a tenth
+  auto j = judge_builtin(m);
+  EXPECT_EQ(failing(j), std::set<std::string>{"h3"});
+  const Verdict* v = failing_at(j, "h3");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->reason.find("sending"), std::string::npos) << v->reason;
+  EXPECT_NE(v->reason.find("sure: medium"), std::string::npos) << v->reason;  // not re-tested
+}
+
+TEST(FabricAnalysis, SlowLinkBetweenHealthyHostsIsTheLinkOnly) {
+  Matrix m;
+  m.bw = [](int s, int d, int) { return s == 1 && d == 2 ? 0.1 : 1.0; };  // only h2 -> h3
+  m.retests = {{1, 2}};
+  auto j = judge_builtin(m);
+  EXPECT_EQ(failing(j), std::set<std::string>{"h2~h3"});
+  const Verdict* v = failing_at(j, "h2~h3");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->reason.find("suspect link h2~h3 (h2->h3, bw)"), std::string::npos) << v->reason;
+  EXPECT_NE(v->reason.find("sure: high"), std::string::npos) << v->reason;
+}
+
+TEST(FabricAnalysis, TwoBadHostsOfFourAreBothNamed) {
+  Matrix m;
+  m.bw = [](int s, int, int) { return s == 0 || s == 3 ? 0.1 : 1.0; };
+  auto j = judge_builtin(m);
+  EXPECT_EQ(failing(j), (std::set<std::string>{"h1", "h4"}));
+  Matrix l;
+  l.lat = [](int s, int d, int) { return (s == 1 || d == 1 ? 40.0 : 1.0) + (s == 2 || d == 2 ? 40.0 : 0.0); };
+  EXPECT_EQ(failing(judge_builtin(l)), (std::set<std::string>{"h2", "h3"}));
+}
+
+TEST(FabricAnalysis, HostThatNeverCompletesIsNamedNotItsPairs) {
+  Matrix m;
+  m.lat = [](int s, int d, int) { return s == 3 || d == 3 ? NAN : 1.0; };
+  m.bw = [](int s, int d, int) { return s == 3 || d == 3 ? NAN : 1.0; };
+  auto j = judge_builtin(m);
+  EXPECT_EQ(failing(j), std::set<std::string>{"h4"});
+  EXPECT_NE(failing_at(j, "h4")->reason.find("did not complete"), std::string::npos);
+}
+
+TEST(FabricAnalysis, ReTestThatPassesClearsTheSuspect) {
+  Matrix m;
+  m.lat = [](int s, int d, int pass) { return pass == 1 && (s == 2 || d == 2) ? 40.0 : 1.0; };
+  m.retests = {{2, 0}, {2, 1}};
+  auto j = judge_builtin(m);
+  EXPECT_TRUE(failing(j).empty());
+  bool explained = false;
+  for (const auto& v : j.verdicts)
+    if (v.place == "h3" && v.metric == "p2p.host_slowdown" && v.reason.find("not blamed") != std::string::npos)
+      explained = true;
+  EXPECT_TRUE(explained);
+}
+
+TEST(FabricAnalysis, EverythingDownIsAClusterVerdict) {
+  Matrix m;
+  m.lat = [](int, int, int) { return NAN; };
+  m.bw = [](int, int, int) { return NAN; };
+  auto j = judge_builtin(m);
+  EXPECT_EQ(failing(j), std::set<std::string>{"cluster"});
+}
+
+TEST(FabricAnalysis, SameSuspectsOnEveryJudgement) {
+  Matrix m;
+  m.bw = [](int s, int d, int) { return s == 1 && d == 2 ? 0.1 : 1.0; };
+  auto a = judge_builtin(m), b = judge_builtin(m);
+  ASSERT_EQ(a.verdicts.size(), b.verdicts.size());
+  for (std::size_t i = 0; i < a.verdicts.size(); ++i) EXPECT_EQ(a.verdicts[i].reason, b.verdicts[i].reason);
+}
