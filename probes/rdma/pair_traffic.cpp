@@ -123,28 +123,31 @@ TrafficStats run_pair_traffic(ProbeContext& ctx, const pairs::PairSchedule& sche
             return dflt;
           }
         };
-        int lat_iters = 20;
-        int lat_n = 20;
-        std::string got = phase([&] {
-          if (writer) {
-            const auto cal = ep->ping(cfg.lat_bytes, 20, timeout);
-            const double one = std::max(quantile(cal, 0.5), 1e-7);
-            lat_n = std::clamp(static_cast<int>(per_direction * 0.25 / one), 20, cfg.max_lat_iters);
-          } else {
-            ep->pong(cfg.lat_bytes, 20, timeout);
-          }
-        }, &lat_n);
-        // The writer's count reached the target through the exchange (computed before it).
-        lat_iters = writer ? lat_n : as_int(got, 20);
-        phase([&] {
-          if (writer) rtt = ep->ping(cfg.lat_bytes, lat_iters, timeout);
-          else ep->pong(cfg.lat_bytes, lat_iters, timeout);
-        }, nullptr);
+        // GPU buffers cannot be polled by the CPU: no ping-pong there (both sides know cfg).
+        if (!cfg.gpu_memory) {
+          int lat_iters = 20;
+          int lat_n = 20;
+          const std::string got = phase([&] {
+            if (writer) {
+              const auto cal = ep->ping(cfg.lat_bytes, 20, timeout);
+              const double one = std::max(quantile(cal, 0.5), 1e-7);
+              lat_n = std::clamp(static_cast<int>(per_direction * 0.25 / one), 20, cfg.max_lat_iters);
+            } else {
+              ep->pong(cfg.lat_bytes, 20, timeout);
+            }
+          }, &lat_n);
+          // The writer's count reached the target through the exchange (computed before it).
+          lat_iters = writer ? lat_n : as_int(got, 20);
+          phase([&] {
+            if (writer) rtt = ep->ping(cfg.lat_bytes, lat_iters, timeout);
+            else ep->pong(cfg.lat_bytes, lat_iters, timeout);
+          }, nullptr);
+        }
         auto sb = derr.empty() ? ep->send_buffer() : std::span<std::byte>();
         if (writer && !sb.empty())
           for (std::size_t i = 0; i < cfg.bw_bytes; ++i) sb[i] = pattern_byte(i, dir.seed);
         int bw_n = 4;
-        got = phase([&] {
+        const std::string got_bw = phase([&] {
           if (writer) {
             const double t0 = comm.wtime();
             ep->write(cfg.bw_bytes, 2, timeout);
@@ -154,7 +157,7 @@ TrafficStats run_pair_traffic(ProbeContext& ctx, const pairs::PairSchedule& sche
             ep->await_writes(cfg.bw_bytes, 2, timeout);
           }
         }, &bw_n);
-        iters = writer ? bw_n : as_int(got, 4);
+        iters = writer ? bw_n : as_int(got_bw, 4);
         phase([&] {
           if (writer) {
             const double t1 = comm.wtime();
@@ -196,11 +199,13 @@ TrafficStats run_pair_traffic(ProbeContext& ctx, const pairs::PairSchedule& sche
           continue;
         }
         emit("rdma.pair_ok", 1, unit::boolean, common);
-        auto lp = common;
-        lp["bytes"] = cfg.lat_bytes;
-        // One-way latency: half the round trip, as ib_write_lat reports it.
-        emit("rdma.write_lat", quantile(rtt, 0.5) / 2, unit::seconds, lp);
-        emit("rdma.write_lat_p99", quantile(rtt, 0.99) / 2, unit::seconds, lp);
+        if (!rtt.empty()) {
+          auto lp = common;
+          lp["bytes"] = cfg.lat_bytes;
+          // One-way latency: half the round trip, as ib_write_lat reports it.
+          emit("rdma.write_lat", quantile(rtt, 0.5) / 2, unit::seconds, lp);
+          emit("rdma.write_lat_p99", quantile(rtt, 0.99) / 2, unit::seconds, lp);
+        }
         auto bp = common;
         bp["bytes"] = cfg.bw_bytes;
         emit("rdma.write_bw", bw, unit::bytes_per_second, bp);

@@ -132,7 +132,8 @@ std::vector<PortInfo> read_ports(const std::string& root_s) {
   const fs::path cls = root / "sys/class/infiniband";
   if (!fs::is_directory(cls, ec)) return out;
   std::vector<std::string> devs;
-  for (const auto& e : fs::directory_iterator(cls, ec)) devs.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(cls, ec))
+    if (e.path().filename().string().rfind('.', 0) != 0) devs.push_back(e.path().filename().string());
   std::sort(devs.begin(), devs.end(), natural_less);
   static const std::regex bdf(R"(^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$)");
   for (const auto& name : devs) {

@@ -97,7 +97,7 @@ class RdmaProbe final : public Probe {
             {false, true, false},
             {"rdma.port_active", "rdma.state", "rdma.phys_state", "rdma.rate_gbps", "rdma.width", "rdma.link_layer",
              "rdma.mtu", "rdma.is_vf", "rdma.roce_v2_gid", "rdma.roce_v2_gid_index", "rdma.fw", "rdma.numa_node",
-             "rdma.errors_delta.*", "rdma.pair_ok", "rdma.write_lat", "rdma.write_lat_p99", "rdma.write_bw"},
+             "rdma.errors_delta.*", "rdma.data_path", "rdma.pair_ok", "rdma.write_lat", "rdma.write_lat_p99", "rdma.write_bw"},
             kCaveat};
   }
 
@@ -156,17 +156,23 @@ class RdmaProbe final : public Probe {
     // Every rank must agree on the budget; the slowest rank's deadline sets it.
     const double left = ctx.comm.allreduce_min(ctx.seconds_left());
     cfg.budget_s = std::min(ctx.params.value("budget_s", 20.0), 0.5 * left);
+    // GPUDirect only when every rank with a port can do it: both ends of a pair must agree on
+    // the phases they run (GPU buffers skip the CPU-polled latency ping-pong).
+    std::string gpu_bus;
     if (mine && transport && transport->name() == "verbs") {
       const std::string gd = ctx.params.contains("gpudirect") ? ctx.params.at("gpudirect").dump() : "\"auto\"";
       const bool want = gd == "true" || (gd == "\"auto\"" && peer_memory_present(ctx.sysfs_root));
       if (want)
         for (const auto& g : ctx.host.gpus)
           if (g.pci_bus_id && std::find(g.nearest_nics.begin(), g.nearest_nics.end(), mine->device) != g.nearest_nics.end()) {
-            cfg.gpu_memory = true;
-            cfg.gpu_pci_bus_id = *g.pci_bus_id;
+            gpu_bus = *g.pci_bus_id;
             break;
           }
     }
+    const bool gpu_ok = !mine || !transport || !gpu_bus.empty();
+    const bool anyone = ctx.comm.allreduce_max(mine && transport ? 1.0 : 0.0) > 0;
+    cfg.gpu_memory = anyone && ctx.comm.allreduce_min(gpu_ok ? 1.0 : 0.0) > 0;
+    cfg.gpu_pci_bus_id = gpu_bus;
     rdma::TrafficStats st;
     {
       NumaBinding bind(mine ? mine->numa_node : std::nullopt);
@@ -198,12 +204,26 @@ class RdmaProbe final : public Probe {
       }
     }
 
+    if (inventory_rank && !ports.empty() && mode != "none") {
+      // The report's metrics say which data path measured this host, and whether anyone has
+      // validated it (the summary line of an ok probe carries no reason).
+      Sample s;
+      s.place = place::host(ctx.hostname);
+      s.metric = "rdma.data_path";
+      s.text = mode == "verbs" ? std::string("libibverbs RC RDMA write: ") + kCaveat
+                               : "loopback fake over MPI: the communicator's speed, not the ports'";
+      s.unit = unit::text;
+      s.rank = ctx.rank;
+      out.emit(std::move(s));
+    }
     if (ports.empty()) return Outcome::skipped(no_devices_reason(ctx));
     if (!failure.empty()) return Outcome::failed(failure);
     std::string why = traffic_note;
     if (st.pairs_measured)
       why += (why.empty() ? "" : "; ") + std::to_string(st.pairs_measured) + " directions measured, " +
              std::to_string(st.pairs_failed) + " failed";
+    // Until someone runs it on RDMA hardware, every verbs run says so in the report.
+    if (mode == "verbs" && why.find(kCaveat) == std::string::npos) why += (why.empty() ? "" : "; ") + std::string(kCaveat);
     return Outcome::ok(why);
   }
 
