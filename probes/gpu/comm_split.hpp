@@ -1,0 +1,14 @@
+// Sub-communicators for the nccl probe's scopes (a host's ranks, a rail across hosts, every
+// rank with a GPU). Through MPI when there is MPI; a one-process job splits into itself.
+#pragma once
+#include <memory>
+
+#include "probes/harness/comm.hpp"
+
+namespace ga::gpu {
+
+// Collective over `parent`. Ranks with the same color >= 0 form one communicator, ordered by
+// key; a rank with color < 0 gets nullptr.
+std::unique_ptr<Comm> split_comm(Comm& parent, int color, int key);
+
+}  // namespace ga::gpu

@@ -1,0 +1,393 @@
+// nccl: communicator set-up time and nccl-tests-style collective sweeps over NCCL, in three
+// scopes, so that a slow host or rail is named and the whole is measured:
+//   intra-host   each host's ranks (all its GPUs)          place HOST
+//   inter-host   one GPU per host per rail (local index k)  place cluster, params {rail: k}
+//   cluster      every rank with a GPU, as training runs    place cluster
+// Each rank drives one GPU (the one gpu_assign gives its local rank). The sweep itself, its
+// timing and its data check are the shared harness's (probes/harness/sweep.hpp); this file
+// only sets NCCL up and says which ranks take part. The NCCL version and every NCCL_*
+// variable of the environment are recorded with the results, and whether NVLS (NVLink SHARP)
+// was likely in use, since it moves single-host all_reduce busbw above the NVLink spec.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "probes/gpu/comm_split.hpp"
+#include "probes/gpu/cuda_driver.hpp"
+#include "probes/gpu/gpu_assign.hpp"
+#include "probes/gpu/gpu_models.hpp"
+#include "probes/gpu/gpu_presence.hpp"
+#include "probes/gpu/nccl_api.hpp"
+#include "probes/gpu/nccl_backend.hpp"
+#include "probes/harness/sweep.hpp"
+#include "probes/probe.hpp"
+#include "topology/place.hpp"
+#include "topology/units.hpp"
+
+extern char** environ;
+
+namespace ga {
+namespace {
+
+using namespace ga::gpu;
+
+constexpr std::uint64_t kDefaultMaxBytes = 8ull << 30;  // nccl-tests' usual -e 8G
+constexpr double kDefaultTimeShare = 0.8;
+
+const std::set<std::string> kKnownParams{
+    "min_bytes", "max_bytes", "step_factor", "collectives", "in_place", "out_of_place", "warmup_iters", "iters",
+    "max_iters", "root", "check", "time_across", "time_share", "corrupt", "scopes", "min_ranks", "cuda_library",
+    "nccl_library", "nvml_library", "cublas_library", "min_cuda_driver", "memory_fraction"};
+
+enum class Scope { intra_host, inter_host, cluster };
+const char* scope_name(Scope s) {
+  return s == Scope::intra_host ? "intra-host" : s == Scope::inter_host ? "inter-host" : "cluster";
+}
+
+// NCCL_* variables only: values recorded, everything else of the environment left alone.
+std::vector<std::string> nccl_environment() {
+  std::vector<std::string> v;
+  for (char** e = environ; e && *e; ++e)
+    if (std::string(*e).rfind("NCCL_", 0) == 0) v.emplace_back(*e);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+struct RankState {
+  Outcome outcome = Outcome::ok();
+  bool usable = false;                  // has a GPU and NCCL: takes part in the scopes
+  std::unique_ptr<GpuAccess> access;
+  std::unique_ptr<Nccl> nccl;
+  const MatchedGpu* gpu = nullptr;
+  std::size_t local_gpu_pos = 0;        // position among this host's assigned GPUs (the rail)
+  std::size_t free_bytes = 0;
+  bool multicast = false;
+  double nic_gbps = 0;                  // the rate of the GPU's nearest NIC (topology), 0 unknown
+};
+
+class NcclProbe final : public Probe {
+ public:
+  ProbeInfo info() const override {
+    return {"nccl",
+            "NCCL communicator set-up time and collective sweeps (nccl-tests style: time, algbw, busbw, data check "
+            "per line) inside each host, across hosts per rail, and over the whole cluster",
+            {true, false, false},
+            {"nccl.init_time", "nccl.init_time_slowest", "nccl.time", "nccl.algbw", "nccl.busbw", "nccl.wrong",
+             "nccl.avg_busbw", "nccl.busbw_theoretical", "nccl.busbw_of_theory", "nccl.version", "nccl.env"},
+            "not yet validated on a GPU host: the data path runs here only against a fake one-rank NCCL"};
+  }
+
+  Outcome run(ProbeContext& ctx, SampleSink& out) override {
+    for (const auto& [k, v] : ctx.params.items())
+      if (!kKnownParams.count(k)) return Outcome::failed("nccl: unknown param \"" + k + "\"");  // alike on every rank: no one waits
+    sweep::SweepConfig base;
+    std::optional<sweep::Corruption> corrupt;
+    std::vector<Scope> scopes{Scope::intra_host, Scope::inter_host, Scope::cluster};
+    double share = kDefaultTimeShare, mem_fraction = 0.25;
+    int min_ranks = 2;
+    bool user_max = ctx.params.contains("max_bytes");
+    try {
+      sweep::SweepConfig d;
+      d.probe = "nccl";
+      d.sizes.max_bytes = kDefaultMaxBytes;
+      base = sweep::sweep_config_from_params(ctx.params, d);
+      if (ctx.params.contains("corrupt")) corrupt = sweep::corruption_from_json(ctx.params.at("corrupt"));
+      share = ctx.params.value("time_share", kDefaultTimeShare);
+      mem_fraction = ctx.params.value("memory_fraction", 0.25);
+      min_ranks = ctx.params.value("min_ranks", 2);
+      if (!(share > 0 && share <= 1) || !(mem_fraction > 0 && mem_fraction < 1) || min_ranks < 1)
+        throw std::invalid_argument("time_share and memory_fraction must be in (0, 1], min_ranks >= 1");
+      if (ctx.params.contains("scopes")) {
+        scopes.clear();
+        for (const auto& s : ctx.params.at("scopes")) {
+          const std::string n = s.get<std::string>();
+          if (n == "intra-host") scopes.push_back(Scope::intra_host);
+          else if (n == "inter-host") scopes.push_back(Scope::inter_host);
+          else if (n == "cluster") scopes.push_back(Scope::cluster);
+          else throw std::invalid_argument("scopes: unknown scope \"" + n + "\" (intra-host, inter-host, cluster)");
+        }
+      }
+    } catch (const std::exception& e) {
+      return Outcome::failed(std::string("nccl: ") + e.what());
+    }
+
+    // Every rank finds out what it has, then all make the same collective calls.
+    RankState st = prepare_rank(ctx);
+    const auto numa = local_rank_numa(ctx.comm, ctx.rank_hosts, ctx.hostname);
+    if (st.usable) pick_gpu(ctx, st, numa);
+    std::optional<DeviceContext> dev;
+    if (st.usable) {
+      try {
+        dev.emplace(*st.access->driver, st.gpu->cuda.ordinal);
+        std::size_t total = 0;
+        st.access->driver->mem_get_info(&st.free_bytes, &total);
+        st.multicast = st.access->driver->attribute_or(st.gpu->cuda.ordinal, DevAttr::multicast_supported, 0) != 0;
+      } catch (const std::exception& e) {
+        st.usable = false;
+        st.outcome = Outcome::failed(place::gpu(ctx.hostname, st.gpu->pci.index) + ": " + e.what());
+      }
+    }
+    st.nic_gbps = nearest_nic_gbps(ctx, st);
+    if (ctx.local_rank == 0 && st.outcome.status != ProbeStatus::skipped) record_stack(ctx, out, st);
+
+    // Sizes: capped by free GPU memory on the tightest rank (send + receive buffers).
+    const double cap = ctx.comm.allreduce_min(st.usable ? double(st.free_bytes) * mem_fraction : 1e30);
+    if (!user_max || base.sizes.max_bytes > cap) {
+      std::uint64_t m = base.sizes.min_bytes;
+      while (double(m) * base.sizes.step_factor <= std::min(cap, double(base.sizes.max_bytes)))
+        m = static_cast<std::uint64_t>(std::llround(double(m) * base.sizes.step_factor));
+      base.sizes.max_bytes = std::max(base.sizes.min_bytes, m);
+    }
+
+    std::vector<std::string> notes, problems;
+    if (st.outcome.status == ProbeStatus::failed) problems.push_back(st.outcome.reason);
+    else if (!st.outcome.reason.empty()) notes.push_back(st.outcome.reason);
+    const int hosts_with_gpu = static_cast<int>(ctx.comm.allreduce_sum(st.usable && st.local_gpu_pos == 0 ? 1 : 0));
+    for (std::size_t si = 0; si < scopes.size(); ++si) {
+      const Scope sc = scopes[si];
+      if (sc == Scope::inter_host && hosts_with_gpu < 2) {
+        notes.push_back("inter-host: fewer than 2 hosts with a GPU");
+        continue;
+      }
+      if (sc == Scope::cluster && hosts_with_gpu < 2 && std::find(scopes.begin(), scopes.end(), Scope::intra_host) != scopes.end()) {
+        notes.push_back("cluster: one host, the same ranks as intra-host");
+        continue;
+      }
+      const double left = ctx.seconds_left() * share / double(scopes.size() - si);
+      run_scope(ctx, out, st, sc, base, corrupt, left, min_ranks, notes, problems);
+    }
+    if (!problems.empty()) return Outcome::failed(join(problems));
+    if (st.outcome.status == ProbeStatus::skipped) return st.outcome;
+    return Outcome::ok(join(notes));
+  }
+
+ private:
+  static std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+    return s;
+  }
+
+  RankState prepare_rank(ProbeContext& ctx) {
+    RankState st;
+    LibraryPaths paths;
+    AccessOptions opt;
+    try {
+      paths = library_paths(ctx.params);
+      opt.min_driver_version = ctx.params.value("min_cuda_driver", kMinCudaDriverVersion);
+    } catch (const std::exception& e) {
+      st.outcome = Outcome::failed(e.what());
+      return st;
+    }
+    opt.cuda_visible_devices_set = std::getenv("CUDA_VISIBLE_DEVICES") != nullptr;
+    st.access = std::make_unique<GpuAccess>(open_gpus(nvidia_gpus_on_bus(ctx.host, ctx.sysfs_root), paths, opt));
+    if (st.access->stop) {
+      st.outcome = *st.access->stop;
+      return st;
+    }
+    st.nccl = std::make_unique<Nccl>(paths.nccl);
+    if (!st.nccl->loaded()) {
+      st.outcome = Outcome::failed("NVIDIA GPUs present but NCCL cannot be loaded: " + st.nccl->error());
+      return st;
+    }
+    if (!st.access->failure.empty()) st.outcome = Outcome::failed(st.access->failure);
+    st.usable = true;
+    return st;
+  }
+
+  static void pick_gpu(ProbeContext& ctx, RankState& st, const std::vector<std::optional<int>>& numa) {
+    std::vector<PciGpu> pci;
+    for (const auto& g : st.access->gpus) pci.push_back(g.pci);
+    const auto a = assign_gpus(pci, numa);
+    const auto me = static_cast<std::size_t>(ctx.local_rank);
+    if (me >= a.size() || a[me].empty()) {
+      st.usable = false;
+      st.outcome = Outcome::ok("local rank " + std::to_string(ctx.local_rank) + " has no GPU of its own; it sits out");
+      return;
+    }
+    st.gpu = &st.access->gpus[a[me].front()];
+    // The rail: this rank's position among the host's ranks that have a GPU.
+    st.local_gpu_pos = me;
+    if (a[me].size() > 1)
+      st.outcome = Outcome::ok("one process drives one GPU in NCCL; " + std::to_string(a[me].size() - 1) +
+                               " more GPU(s) of this host need one rank each (mpirun -np <GPUs>)");
+  }
+
+  static double nearest_nic_gbps(const ProbeContext& ctx, const RankState& st) {
+    if (!st.gpu) return 0;
+    for (const auto& g : ctx.host.gpus) {
+      if (g.index != st.gpu->pci.index) continue;
+      double best = 0;
+      for (const auto& name : g.nearest_nics)
+        for (const auto& n : ctx.host.nics)
+          if (n.name == name && n.rate_gbps) best = std::max(best, *n.rate_gbps);
+      return best;
+    }
+    return 0;
+  }
+
+  static void record_stack(ProbeContext& ctx, SampleSink& out, const RankState& st) {
+    const std::string host = place::host(ctx.hostname);
+    auto text = [&](const char* metric, const std::string& v, nlohmann::json p) {
+      Sample s;
+      s.place = host;
+      s.metric = metric;
+      s.text = v;
+      s.unit = unit::text;
+      s.params = std::move(p);
+      s.rank = ctx.rank;
+      out.emit(std::move(s));
+    };
+    if (st.nccl && st.nccl->loaded()) text("nccl.version", st.nccl->version(), {{"library", st.nccl->path()}});
+    const auto env = nccl_environment();
+    nlohmann::json vars = nlohmann::json::object();
+    std::string all;
+    for (const auto& e : env) {
+      const auto eq = e.find('=');
+      vars[e.substr(0, eq)] = e.substr(eq + 1);
+      all += (all.empty() ? "" : " ") + e;
+    }
+    text("nccl.env", all.empty() ? "none" : all, {{"vars", vars}});
+  }
+
+  void run_scope(ProbeContext& ctx, SampleSink& out, RankState& st, Scope sc, sweep::SweepConfig cfg,
+                 const std::optional<sweep::Corruption>& corrupt, double seconds, int min_ranks,
+                 std::vector<std::string>& notes, std::vector<std::string>& problems) {
+    int color = -1;
+    if (st.usable) {
+      switch (sc) {
+        case Scope::intra_host: color = ctx.host_index; break;
+        case Scope::inter_host: color = static_cast<int>(st.local_gpu_pos); break;
+        case Scope::cluster: color = 0; break;
+      }
+    }
+    auto sub = split_comm(ctx.comm, color, ctx.rank);
+    if (!sub) return;
+    const std::string name = scope_name(sc);
+    if (sub->size() < min_ranks) {
+      if (sub->rank() == 0) notes.push_back(std::string(name) + ": " + std::to_string(sub->size()) + " GPU(s), nothing to measure");
+      return;
+    }
+    // Set-up: ranks start together; each times its own ncclCommInitRank.
+    const Nccl& nccl = *st.nccl;
+    std::string id;
+    std::string err;
+    if (sub->rank() == 0) {
+      try {
+        auto u = nccl.unique_id();
+        id.assign(u.begin(), u.end());
+      } catch (const std::exception& e) {
+        err = e.what();
+      }
+    }
+    id = sub->broadcast(err.empty() ? "ok" + id : "er" + err, 0);
+    if (id.rfind("er", 0) == 0) {
+      problems.push_back(name + ": " + id.substr(2));
+      return;
+    }
+    NcclUniqueId uid{};
+    std::copy(id.begin() + 2, id.begin() + 2 + std::min<std::size_t>(uid.size(), id.size() - 2), uid.begin());
+    sub->barrier();
+    const double t0 = sub->wtime();
+    std::unique_ptr<Nccl::Comm> comm;
+    try {
+      comm = std::make_unique<Nccl::Comm>(nccl, sub->size(), uid, sub->rank());
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    const double init = sub->wtime() - t0;
+    const std::string gpu_place = place::gpu(ctx.hostname, st.gpu->pci.index);
+    const std::string scope_place = sc == Scope::intra_host ? place::host(ctx.hostname) : std::string(place::cluster());
+    nlohmann::json sp = {{"scope", name}, {"ranks", sub->size()}};
+    if (sc == Scope::inter_host) sp["rail"] = st.local_gpu_pos;
+    if (comm) emit(out, ctx.rank, gpu_place, "nccl.init_time", init, unit::seconds, sp);
+    const double slowest = sub->allreduce_max(comm ? init : 0);
+    if (sub->allreduce_max(comm ? 0 : 1) > 0) {
+      // NCCL's own init is collective: a failure on one rank usually fails them all.
+      problems.push_back(name + ": " + (err.empty() ? "ncclCommInitRank failed on another rank" : err));
+      if (comm) comm->abort();
+      return;
+    }
+    if (sub->rank() == 0) emit(out, ctx.rank, scope_place, "nccl.init_time_slowest", slowest, unit::seconds, sp);
+
+    // NVLS (NVLink SHARP) is NCCL's choice, not reported by its API; it is taken as on when
+    // NCCL >= 2.17, NCCL_NVLS_ENABLE is not 0, every GPU supports multicast and some host
+    // contributes two or more GPUs to the communicator.
+    const bool all_multicast = sub->allreduce_min(st.multicast ? 1 : 0) > 0;
+    const bool shared_host = sc != Scope::inter_host && sub->size() > ctx.host_count;
+    const bool nvls = nccl.version_code() >= 21700 && env_or("NCCL_NVLS_ENABLE", "1") != "0" && all_multicast &&
+                      (sc == Scope::intra_host || shared_host);
+    sp["nvls"] = nvls;
+    sp["algo"] = env_or("NCCL_ALGO", "default");
+    sp["proto"] = env_or("NCCL_PROTO", "default");
+
+    cfg.place = scope_place;
+    cfg.extra_params = sp;
+    cfg.deadline = std::chrono::steady_clock::now() +
+                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(std::max(0.0, seconds)));
+    auto backend = make_nccl_backend(*st.access->driver, *comm, corrupt);
+    const auto res = sweep::run_sweep(*sub, *backend, cfg, &out);
+    if (!res.error.empty()) {
+      problems.push_back(name + ": " + res.error);
+      comm->abort();
+      return;
+    }
+    if (!res.not_run.empty() && sub->rank() == 0)
+      notes.push_back(name + ": " + std::to_string(res.not_run.size()) + " line(s) not run for lack of time, from " + res.not_run.front());
+    if (res.wrong_total && sub->rank() == 0)
+      notes.push_back(name + ": " + std::to_string(res.wrong_total) + " wrong element(s), see nccl.wrong");
+
+    // The theoretical line: NVLink of the GPU model inside a host; the slowest rail NIC across
+    // hosts (the cluster scope's ring crosses hosts, so the NIC bounds it too).
+    const auto spec = model_spec(st.gpu->cuda.name);
+    const double nvlink = sub->allreduce_min(spec && spec->nvlink_bytes_per_s > 0 ? spec->nvlink_bytes_per_s : 0);
+    const double nic = sub->allreduce_min(st.nic_gbps) * 1e9 / 8;
+    const double theory = sc == Scope::intra_host ? nvlink : (ctx.host_count > 1 ? nic : nvlink);
+    if (sub->rank() != 0) return;
+    if (!res.lines.empty()) emit(out, ctx.rank, scope_place, "nccl.avg_busbw", sweep::average_busbw(res.lines), unit::bytes_per_second, sp);
+    if (theory <= 0) {
+      notes.push_back(name + ": no theoretical bandwidth (GPU model or NIC rate unknown)");
+      return;
+    }
+    // The largest line of each collective and placement holds the peak, as nccl-tests reads it.
+    std::map<std::pair<int, bool>, const sweep::LineResult*> peak;
+    for (const auto& l : res.lines) {
+      auto& p = peak[{static_cast<int>(l.line.coll), l.line.in_place}];
+      if (!p || l.line.bytes > p->line.bytes) p = &l;
+    }
+    for (const auto& [key, l] : peak) {
+      nlohmann::json p = sp;
+      p["collective"] = std::string(sweep::to_string(l->line.coll));
+      p["in_place"] = l->line.in_place;
+      p["size"] = l->line.bytes;
+      p["theory"] = sc == Scope::intra_host || ctx.host_count == 1 ? "nvlink" : "nic";
+      emit(out, ctx.rank, scope_place, "nccl.busbw_theoretical", theory, unit::bytes_per_second, p);
+      emit(out, ctx.rank, scope_place, "nccl.busbw_of_theory", 100.0 * l->busbw / theory, unit::percent, p);
+    }
+  }
+
+  static void emit(SampleSink& out, int rank, const std::string& where, const char* metric, double v, const char* u,
+                   nlohmann::json p) {
+    Sample s;
+    s.place = where;
+    s.metric = metric;
+    s.value = v;
+    s.unit = u;
+    s.params = std::move(p);
+    s.rank = rank;
+    out.emit(std::move(s));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> make_nccl_probe() { return std::make_unique<NcclProbe>(); }
+
+}  // namespace ga

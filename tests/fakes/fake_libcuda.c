@@ -1,0 +1,132 @@
+/* A stand-in for libcuda.so.1, built only for tests (tests/integration/gpu.cmake), one
+ * library per behaviour (FAKE_CUDA_<MODE> defined at compile time):
+ *   OK          two devices, 0000:1b:00.0 and 0000:43:00.0; memory is host memory, copies are
+ *               memcpy, events read CLOCK_MONOTONIC: the whole data path of the probes runs
+ *   INIT_FAIL   cuInit returns CUDA_ERROR_NO_DEVICE (100)
+ *   OLD         cuDriverGetVersion says 11000 (CUDA 11.0, a pre-525 driver)
+ *   INCOMPLETE  exports only cuInit and cuDriverGetVersion
+ *   DEV_FAIL    like OK, but device 1 fails cuDeviceGetName with CUDA_ERROR_INVALID_DEVICE (101)
+ * It measures nothing real: tests never assert a speed. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int CUresult;
+typedef uint64_t CUdeviceptr;
+
+#ifdef FAKE_CUDA_OLD
+#define FAKE_VERSION 11000
+#else
+#define FAKE_VERSION 12040
+#endif
+
+CUresult cuInit(unsigned flags) {
+  (void)flags;
+#ifdef FAKE_CUDA_INIT_FAIL
+  return 100;
+#else
+  return 0;
+#endif
+}
+
+CUresult cuDriverGetVersion(int* v) {
+  *v = FAKE_VERSION;
+  return 0;
+}
+
+#ifndef FAKE_CUDA_INCOMPLETE
+
+static const int kBus[2] = {0x1b, 0x43};
+
+CUresult cuGetErrorName(CUresult e, const char** s) {
+  switch (e) {
+    case 100: *s = "CUDA_ERROR_NO_DEVICE"; return 0;
+    case 101: *s = "CUDA_ERROR_INVALID_DEVICE"; return 0;
+    case 1: *s = "CUDA_ERROR_INVALID_VALUE"; return 0;
+    default: *s = "CUDA_ERROR_UNKNOWN"; return 0;
+  }
+}
+CUresult cuDeviceGetCount(int* n) { *n = 2; return 0; }
+CUresult cuDeviceGet(int* d, int ordinal) {
+  if (ordinal < 0 || ordinal > 1) return 101;
+  *d = ordinal;
+  return 0;
+}
+CUresult cuDeviceGetName(char* name, int len, int dev) {
+#ifdef FAKE_CUDA_DEV_FAIL
+  if (dev == 1) return 101;
+#endif
+  strncpy(name, "NVIDIA H100 80GB HBM3", (size_t)len);
+  (void)dev;
+  return 0;
+}
+CUresult cuDeviceGetAttribute(int* v, int attr, int dev) {
+  switch (attr) {
+    case 16: *v = 132; return 0;
+    case 33: *v = kBus[dev]; return 0;
+    case 34: case 50: *v = 0; return 0;
+    case 41: *v = 1; return 0;
+    case 75: *v = 9; return 0;
+    case 76: *v = 0; return 0;
+    case 132: *v = 1; return 0;
+    default: return 1;
+  }
+}
+CUresult cuDeviceTotalMem_v2(size_t* b, int dev) { (void)dev; *b = (size_t)80 << 30; return 0; }
+CUresult cuDeviceCanAccessPeer(int* v, int a, int b) { *v = a != b; return 0; }
+static int g_ctx[2];
+CUresult cuDevicePrimaryCtxRetain(void** c, int dev) { *c = &g_ctx[dev]; return 0; }
+CUresult cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return 0; }
+CUresult cuCtxSetCurrent(void* c) { (void)c; return 0; }
+CUresult cuCtxSynchronize(void) { return 0; }
+CUresult cuCtxEnablePeerAccess(void* c, unsigned f) { (void)c; (void)f; return 0; }
+CUresult cuMemGetInfo_v2(size_t* f, size_t* t) { *t = (size_t)80 << 30; *f = (size_t)79 << 30; return 0; }
+CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t n) {
+  void* m = malloc(n);
+  if (!m) return 2;
+  *p = (CUdeviceptr)(uintptr_t)m;
+  return 0;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) { free((void*)(uintptr_t)p); return 0; }
+CUresult cuMemHostAlloc(void** p, size_t n, unsigned f) { (void)f; *p = malloc(n); return *p ? 0 : 2; }
+CUresult cuMemFreeHost(void* p) { free(p); return 0; }
+CUresult cuMemHostRegister_v2(void* p, size_t n, unsigned f) { (void)p; (void)n; (void)f; return 0; }
+CUresult cuMemHostUnregister(void* p) { (void)p; return 0; }
+CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void* s) {
+  (void)s;
+  memset((void*)(uintptr_t)p, v, n);
+  return 0;
+}
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, void* st) { (void)st; memcpy((void*)(uintptr_t)d, s, n); return 0; }
+CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, void* st) { (void)st; memcpy(d, (void*)(uintptr_t)s, n); return 0; }
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void* st) {
+  (void)st;
+  memcpy((void*)(uintptr_t)d, (void*)(uintptr_t)s, n);
+  return 0;
+}
+CUresult cuMemcpyPeerAsync(CUdeviceptr d, void* dc, CUdeviceptr s, void* sc, size_t n, void* st) {
+  (void)dc; (void)sc; (void)st;
+  memcpy((void*)(uintptr_t)d, (void*)(uintptr_t)s, n);
+  return 0;
+}
+static int g_stream;
+CUresult cuStreamCreate(void** s, unsigned f) { (void)f; *s = &g_stream; return 0; }
+CUresult cuStreamDestroy_v2(void* s) { (void)s; return 0; }
+CUresult cuStreamSynchronize(void* s) { (void)s; return 0; }
+/* An event is the time it was recorded; work is synchronous, so that is when it completed. */
+CUresult cuEventCreate(void** e, unsigned f) {
+  (void)f;
+  *e = calloc(1, sizeof(struct timespec));
+  return *e ? 0 : 2;
+}
+CUresult cuEventDestroy_v2(void* e) { free(e); return 0; }
+CUresult cuEventRecord(void* e, void* s) { (void)s; clock_gettime(CLOCK_MONOTONIC, (struct timespec*)e); return 0; }
+CUresult cuEventSynchronize(void* e) { (void)e; return 0; }
+CUresult cuEventElapsedTime(float* ms, void* a, void* b) {
+  const struct timespec* x = (const struct timespec*)a;
+  const struct timespec* y = (const struct timespec*)b;
+  *ms = (float)((double)(y->tv_sec - x->tv_sec) * 1e3 + (double)(y->tv_nsec - x->tv_nsec) / 1e6);
+  return 0;
+}
+#endif

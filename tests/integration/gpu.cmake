@@ -1,0 +1,28 @@
+# GPU family: fake vendor libraries for the tests (never installed, never linked into the
+# program: the probes dlopen them by path), and the integration tests.
+set(GA_FAKES_DIR ${PROJECT_SOURCE_DIR}/tests/fakes)
+foreach(mode ok init_fail old incomplete dev_fail)
+  string(TOUPPER ${mode} MODE)
+  add_library(fake_cuda_${mode} SHARED ${GA_FAKES_DIR}/fake_libcuda.c)
+  target_compile_definitions(fake_cuda_${mode} PRIVATE FAKE_CUDA_${MODE}=1)
+endforeach()
+add_library(fake_nvml SHARED ${GA_FAKES_DIR}/fake_libnvml.c)
+add_library(fake_cublas SHARED ${GA_FAKES_DIR}/fake_libcublas.c)
+add_library(fake_nccl SHARED ${GA_FAKES_DIR}/fake_libnccl.c)
+add_library(fake_nccl_wrong SHARED ${GA_FAKES_DIR}/fake_libnccl.c)
+target_compile_definitions(fake_nccl_wrong PRIVATE FAKE_NCCL_WRONG=1)
+set(GA_GPU_FAKES fake_cuda_ok fake_cuda_init_fail fake_cuda_old fake_cuda_incomplete fake_cuda_dev_fail
+    fake_nvml fake_cublas fake_nccl fake_nccl_wrong)
+set_target_properties(${GA_GPU_FAKES} PROPERTIES C_VISIBILITY_PRESET default)
+
+if(TARGET test_probes)
+  add_dependencies(test_probes ${GA_GPU_FAKES})
+  foreach(f ${GA_GPU_FAKES})
+    string(TOUPPER ${f} F)
+    target_compile_definitions(test_probes PRIVATE GA_${F}="$<TARGET_FILE:${f}>")
+  endforeach()
+endif()
+
+add_custom_target(gpu_fakes DEPENDS ${GA_GPU_FAKES})
+ga_integration_test(gpu_paths gpu_paths.sh TIMEOUT 240 SERIAL
+  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)

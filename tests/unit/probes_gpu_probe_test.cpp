@@ -1,0 +1,148 @@
+// The gpu probe end to end in one process, on fake vendor libraries and a recorded PCI tree:
+// what it emits on a working (fake) driver, and the failing verdicts when parts are missing.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "probes/probe.hpp"
+
+namespace {
+
+using namespace ga;
+
+const std::string kTree = std::string(GA_TEST_DATA_DIR) + "/gpu/sysfs-two-nvidia";
+
+struct Collect : SampleSink {
+  std::vector<Sample> s;
+  void emit(Sample x) override { s.push_back(std::move(x)); }
+  std::vector<const Sample*> find(const std::string& metric, const std::string& place = "") const {
+    std::vector<const Sample*> out;
+    for (const auto& x : s)
+      if (x.metric == metric && (place.empty() || x.place == place)) out.push_back(&x);
+    return out;
+  }
+};
+
+struct Run {
+  Outcome outcome;
+  Collect out;
+};
+
+Run run_gpu(nlohmann::json params, const std::string& sysfs = kTree) {
+  ProbeRegistry reg;
+  register_builtin_probes(reg);
+  Probe* p = reg.find("gpu");
+  auto comm = make_self_comm();
+  topo::ClusterTopology cluster;
+  topo::HostTopology host;
+  host.hostname = "h1";
+  cluster.hosts.push_back(host);
+  ProbeContext ctx{*comm, cluster, cluster.hosts[0], "h1", 0, 1, 0, 1, 0, 1, {"h1"}, std::move(params), sysfs,
+                   "", "", {}, std::chrono::steady_clock::now() + std::chrono::seconds(60)};
+  Run r;
+  r.outcome = p->run(ctx, r.out);
+  return r;
+}
+
+nlohmann::json fake_params() {
+  return {{"cuda_library", GA_FAKE_CUDA_OK}, {"nvml_library", GA_FAKE_NVML}, {"cublas_library", GA_FAKE_CUBLAS},
+          {"hbm_mib", 4}, {"h2d_mib", 4}, {"p2p_mib", 2}, {"gemm_n", 64}, {"iterations", 2}, {"warmup", 1},
+          {"kernel_log", "/nonexistent/kmsg"}};
+}
+
+TEST(GpuProbe, OnAFakeDriverEveryGpuGetsItsMetricsAtItsLogicalPlace) {
+  auto r = run_gpu(fake_params());
+  ASSERT_EQ(r.outcome.status, ProbeStatus::ok) << r.outcome.reason;
+  for (const std::string g : {"h1/gpu:0", "h1/gpu:1"}) {
+    for (const char* m : {"gpu.model", "gpu.memory_total", "gpu.memory_free", "gpu.hbm_bw", "gpu.hbm_bw_of_theory",
+                          "gpu.h2d_bw", "gpu.d2h_bw", "gpu.pcie_link_gen", "gpu.pcie_gen_below_max",
+                          "gpu.pcie_theoretical_bw", "gpu.h2d_bw_of_theory", "gpu.gemm_flops", "gpu.gemm_of_theory",
+                          "gpu.temperature", "gpu.power", "gpu.clock_sm", "gpu.throttle_reasons", "gpu.ecc_enabled",
+                          "gpu.ecc_uncorrected_volatile", "gpu.remapped_rows_failure"})
+      EXPECT_FALSE(r.out.find(m, g).empty()) << m << " at " << g;
+  }
+  // Copies count read and write; both dtypes of GEMM.
+  EXPECT_EQ(r.out.find("gpu.hbm_bw", "h1/gpu:0")[0]->params["counted"], "read+write");
+  std::set<std::string> dtypes;
+  for (auto* s : r.out.find("gpu.gemm_flops", "h1/gpu:0")) dtypes.insert(s->params["dtype"].get<std::string>());
+  EXPECT_EQ(dtypes, (std::set<std::string>{"bf16", "fp16"}));
+  // The identity: bus id and CUDA ordinal recorded, never used as the place.
+  auto model = r.out.find("gpu.model", "h1/gpu:1");
+  EXPECT_EQ(model[0]->params["pci_bus_id"], "0000:43:00.0");
+  EXPECT_EQ(model[0]->params["cuda_ordinal"], 1);
+  // The fake NVML's faults on gpu:1 come through as measured values.
+  EXPECT_EQ(*r.out.find("gpu.ecc_uncorrected_volatile", "h1/gpu:1")[0]->value, 2);
+  EXPECT_EQ(*r.out.find("gpu.ecc_uncorrected_volatile", "h1/gpu:0")[0]->value, 0);
+  EXPECT_EQ(*r.out.find("gpu.pcie_gen_below_max", "h1/gpu:1")[0]->value, 1);
+  EXPECT_EQ(*r.out.find("gpu.throttle_hw", "h1/gpu:1")[0]->value, 1);
+  // Both directions of the P2P matrix, with peer access.
+  auto ab = r.out.find("gpu.p2p_access", "h1/gpu:0~h1/gpu:1");
+  ASSERT_EQ(ab.size(), 1u);
+  EXPECT_EQ(*ab[0]->value, 1);
+  EXPECT_FALSE(r.out.find("gpu.p2p_bw", "h1/gpu:1~h1/gpu:0").empty());
+  // Host facts once.
+  ASSERT_EQ(r.out.find("gpu.cuda_driver", "h1").size(), 1u);
+  EXPECT_EQ(*r.out.find("gpu.cuda_driver", "h1")[0]->text, "12.4");
+  EXPECT_EQ(*r.out.find("gpu.nvidia_driver", "h1")[0]->text, "550.54.15");
+  // No NVLink on the fake board and none expected: no NVLink samples, a note instead.
+  EXPECT_TRUE(r.out.find("gpu.nvlink_active").empty());
+  // The kernel log could not be read: said, not failed.
+  EXPECT_NE(r.outcome.reason.find("XID errors not read"), std::string::npos) << r.outcome.reason;
+  EXPECT_TRUE(r.out.find("gpu.xid_errors").empty());
+}
+
+TEST(GpuProbe, NoNvidiaGpuOnTheBusIsSkipped) {
+  auto r = run_gpu(fake_params(), "/nonexistent-root");
+  EXPECT_EQ(r.outcome.status, ProbeStatus::skipped);
+  EXPECT_EQ(r.outcome.reason, "no NVIDIA GPU on the PCI bus");
+  EXPECT_TRUE(r.out.s.empty());
+}
+
+TEST(GpuProbe, GpusWithoutDriverFail) {
+  auto p = fake_params();
+  p["cuda_library"] = "/nonexistent/libcuda.so.1";
+  auto r = run_gpu(p);
+  EXPECT_EQ(r.outcome.status, ProbeStatus::failed);
+  EXPECT_NE(r.outcome.reason.find("cannot be loaded"), std::string::npos) << r.outcome.reason;
+}
+
+TEST(GpuProbe, OldDriverFails) {
+  auto p = fake_params();
+  p["cuda_library"] = GA_FAKE_CUDA_OLD;
+  auto r = run_gpu(p);
+  EXPECT_EQ(r.outcome.status, ProbeStatus::failed);
+  EXPECT_NE(r.outcome.reason.find("CUDA 11.0"), std::string::npos) << r.outcome.reason;
+}
+
+TEST(GpuProbe, WithoutNvmlTheCopiesAreStillMeasuredButTheProbeFails) {
+  auto p = fake_params();
+  p["nvml_library"] = "/nonexistent/libnvidia-ml.so.1";
+  auto r = run_gpu(p);
+  EXPECT_EQ(r.outcome.status, ProbeStatus::failed);
+  EXPECT_NE(r.outcome.reason.find("NVML unusable"), std::string::npos) << r.outcome.reason;
+  EXPECT_FALSE(r.out.find("gpu.hbm_bw", "h1/gpu:0").empty());
+  EXPECT_TRUE(r.out.find("gpu.temperature").empty());
+  EXPECT_TRUE(r.out.find("gpu.pcie_link_gen").empty());
+}
+
+TEST(GpuProbe, WithoutCublasNoGemmAndTheProbeFailsUnlessGemmIsOff) {
+  auto p = fake_params();
+  p["cublas_library"] = "/nonexistent/libcublas.so";
+  auto r = run_gpu(p);
+  EXPECT_EQ(r.outcome.status, ProbeStatus::failed);
+  EXPECT_NE(r.outcome.reason.find("cuBLAS unusable"), std::string::npos) << r.outcome.reason;
+  EXPECT_TRUE(r.out.find("gpu.gemm_flops").empty());
+  p["gemm"] = false;
+  auto off = run_gpu(p);
+  EXPECT_EQ(off.outcome.status, ProbeStatus::ok) << off.outcome.reason;
+}
+
+TEST(GpuProbe, ABadParamFailsNamingIt) {
+  auto p = fake_params();
+  p["cuda_library"] = 7;
+  auto r = run_gpu(p);
+  EXPECT_EQ(r.outcome.status, ProbeStatus::failed);
+  EXPECT_NE(r.outcome.reason.find("cuda_library"), std::string::npos);
+}
+
+}  // namespace
