@@ -13,6 +13,7 @@ std::unique_ptr<Probe> make_rdma_probe();
 std::unique_ptr<Probe> make_mpicoll_probe();
 std::unique_ptr<Probe> make_p2p_probe();
 std::unique_ptr<Probe> make_gpu_probe();
+std::unique_ptr<Probe> make_nccl_probe();
 
 void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_inventory_probe());
@@ -24,6 +25,7 @@ void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_mpicoll_probe());
   r.add(make_p2p_probe());
   r.add(make_gpu_probe());
+  r.add(make_nccl_probe());
 }
 
 }  // namespace ga
