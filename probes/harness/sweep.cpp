@@ -112,6 +112,12 @@ Counts counts_for(Collective c, std::uint64_t bytes, std::size_t type_size, int 
   return describe(c).counts(static_cast<std::size_t>(bytes / type_size), nranks);
 }
 
+Bandwidth bandwidth_of(Collective c, std::uint64_t bytes, double seconds, int nranks) {
+  if (!(seconds > 0)) return {};
+  const double alg = double(bytes) / seconds;
+  return {alg, alg * bus_factor(c, nranks)};
+}
+
 std::vector<std::uint64_t> sweep_sizes(const SizeRange& r) {
   if (r.min_bytes == 0) throw std::invalid_argument("sweep: min_bytes must be at least 1");
   if (r.max_bytes < r.min_bytes)
@@ -133,8 +139,8 @@ std::vector<std::uint64_t> sweep_sizes(const SizeRange& r) {
 Corruption corruption_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw std::invalid_argument("corrupt: expected {collective, size, rank}, got " + j.dump());
   for (const auto& [k, v] : j.items())
-    if (k != "collective" && k != "size" && k != "rank")
-      throw std::invalid_argument("corrupt: unknown key \"" + k + "\" (allowed: collective, size, rank)");
+    if (k != "collective" && k != "size" && k != "rank" && k != "in_place")
+      throw std::invalid_argument("corrupt: unknown key \"" + k + "\" (allowed: collective, size, rank, in_place)");
   Corruption c;
   const auto name = j.value("collective", std::string("all_reduce"));
   auto coll = collective_from_string(name);
@@ -143,6 +149,7 @@ Corruption corruption_from_json(const nlohmann::json& j) {
   if (!j.contains("size")) throw std::invalid_argument("corrupt: size (bytes of the line) is required");
   c.bytes = as_bytes(j.at("size"), "corrupt.size");
   c.rank = j.contains("rank") ? as_int(j.at("rank"), "corrupt.rank", 0) : 0;
+  if (j.contains("in_place")) c.in_place = as_bool(j.at("in_place"), "corrupt.in_place");
   return c;
 }
 
@@ -337,8 +344,9 @@ SweepResult run_sweep(Comm& comm, Backend& be, const SweepConfig& cfg, SampleSin
       r.iters = iters;
       r.seconds = cfg.time_across == TimeAcrossRanks::max ? comm.allreduce_max(mine)
                                                           : comm.allreduce_sum(mine) / nranks;
-      r.algbw = r.seconds > 0 ? double(line.bytes) / r.seconds : 0.0;
-      r.busbw = r.algbw * bus_factor(line.coll, nranks);
+      const auto bw = bandwidth_of(line.coll, line.bytes, r.seconds, nranks);
+      r.algbw = bw.algbw;
+      r.busbw = bw.busbw;
       if (cfg.check) {
         // Checked apart from the timed operations, on freshly filled buffers: in-place
         // operations overwrite their input, so a checked repeat would see a moving target.

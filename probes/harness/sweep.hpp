@@ -55,6 +55,13 @@ struct CollectiveDesc {
 };
 const CollectiveDesc& describe(Collective);
 inline double bus_factor(Collective c, int nranks) { return describe(c).bus_factor(nranks); }
+// nccl-tests' bandwidths of one line (doc/PERFORMANCE.md): algbw = size / time, busbw =
+// algbw x the collective's factor for n ranks. B/s; 0 when the time is not positive. The
+// harness computes every line with this, and the tests hold it against recorded logs.
+struct Bandwidth {
+  double algbw = 0, busbw = 0;
+};
+Bandwidth bandwidth_of(Collective, std::uint64_t bytes, double seconds, int nranks);
 // The counts for a requested size, rounded down as nccl-tests does so every rank's share is
 // whole; the line's real size is bytes_of(counts) (0 when the size is too small for nranks).
 Counts counts_for(Collective, std::uint64_t bytes, std::size_t type_size, int nranks);
@@ -111,9 +118,12 @@ struct Corruption {
   Collective coll = Collective::all_reduce;
   std::uint64_t bytes = 0;     // the line's size
   int rank = 0;
-  bool applies(const Line& l) const { return l.coll == coll && l.bytes == bytes && l.rank == rank; }
+  std::optional<bool> in_place;  // unset: both placements of the line
+  bool applies(const Line& l) const {
+    return l.coll == coll && l.bytes == bytes && l.rank == rank && (!in_place || *in_place == l.in_place);
+  }
 };
-// {collective, size, rank}; throws std::invalid_argument naming the bad key.
+// {collective, size, rank[, in_place]}; throws std::invalid_argument naming the bad key.
 Corruption corruption_from_json(const nlohmann::json&);
 
 enum class TimeAcrossRanks { max, avg };   // nccl-tests -a: 1 = avg (its default), 3 = max
