@@ -1,7 +1,8 @@
 // report_scale: judging and writing the report of a large run, without the cluster.
 // Builds the journal a 1024-host x 8-GPU run would leave (topology per host, inventory,
 // topology features, hostmem per NUMA node, ~20 numeric samples per GPU), judges it with the
-// built-in criteria, writes report.json and report.md, and prints wall time and peak RSS.
+// built-in criteria, writes report.json, report.md, report.html and report.junit.xml, and prints
+// wall time and peak RSS, for all four files together and for each text writer alone.
 // The targets (docs/measurements.md): under 10 s and 2 GiB on a 2-core machine.
 #include <sys/resource.h>
 #include <unistd.h>
@@ -215,6 +216,19 @@ int main(int argc, char** argv) {
   double rss_write = peak_rss_mib();
   double t_write = t_report + t_files;
 
+  // Each writer alone, into memory, so the cost of one format is not hidden in the total.
+  auto time_writer = [&](auto&& writer) {
+    auto t = std::chrono::steady_clock::now();
+    std::size_t bytes = writer(report).size();
+    return std::pair{seconds_since(t), bytes};
+  };
+  auto [t_md, md_bytes] = time_writer(ga::report_to_markdown);
+  auto [t_html, html_bytes] = time_writer(ga::report_to_html);
+  auto [t_junit, junit_bytes] = time_writer(ga::report_to_junit);
+  (void)md_bytes;
+  (void)html_bytes;
+  (void)junit_bytes;
+
   auto mib = [](const fs::path& p) { return double(fs::file_size(p)) / (1024.0 * 1024.0); };
   std::printf("report_scale: %d hosts x %d GPUs, %zu ranks, %zu samples\n", shape.hosts, shape.gpus,
               journal.ranks.size(), journal.samples.size());
@@ -223,13 +237,18 @@ int main(int argc, char** argv) {
   std::printf("%-28s %10.2f %14.0f\n", "judge (builtin criteria)", t_judge, rss_judge);
   std::printf("%-28s %10.2f %14.0f\n", "build_report", t_report, rss_report);
   std::printf("%-28s %10.2f %14.0f\n", "write_report_files", t_files, rss_write);
-  std::printf("%-28s %10.2f %14.0f\n", "judge + report + write", t_judge + t_write, peak_rss_mib());
+  std::printf("%-28s %10.2f %14.0f\n", "judge + report + write", t_judge + t_write, rss_write);
+  std::printf("%-28s %10.2f\n", "  report_to_markdown alone", t_md);
+  std::printf("%-28s %10.2f\n", "  report_to_html alone", t_html);
+  std::printf("%-28s %10.2f\n", "  report_to_junit alone", t_junit);
+  std::printf("peak RSS after the writers alone: %.0f MiB\n", peak_rss_mib());
   std::printf("metrics %zu, verdicts %zu (pass %d, fail %d, missing %d, skipped %d, error %d), overall %s\n",
               judgement.metrics.size(), judgement.verdicts.size(), judgement.summary.pass, judgement.summary.fail,
               judgement.summary.missing, judgement.summary.skipped, judgement.summary.error,
               judgement.summary.overall.c_str());
-  std::printf("report.json %.1f MiB, report.md %.1f MiB in %s%s\n", mib(dir / "report.json"), mib(dir / "report.md"),
-              dir.c_str(), keep ? "" : " (removed)");
+  std::printf("report.json %.1f MiB, report.md %.1f MiB, report.html %.1f MiB, report.junit.xml %.1f MiB in %s%s\n",
+              mib(dir / "report.json"), mib(dir / "report.md"), mib(dir / "report.html"),
+              mib(dir / "report.junit.xml"), dir.c_str(), keep ? "" : " (removed)");
   if (!keep) fs::remove_all(dir);
   return 0;
 }

@@ -43,11 +43,17 @@ nlohmann::json report_to_json(const Report&);
 // large run is never held twice in memory (DOM and text).
 void write_report_json(const Report&, std::ostream&);
 std::string report_to_markdown(const Report&);
+// One self-contained page: inline CSS and SVG (the cluster on its topology, coloured by the
+// verdicts), nothing fetched, readable without script.
+std::string report_to_html(const Report&);
+// JUnit XML for CI dashboards: a testsuite per probe, a testcase per verdict.
+std::string report_to_junit(const Report&);
 
 // A value in human units for reports: 451.2 GB/s, 1.25 ms, 0.93 us, 80 GiB.
 std::string format_quantity(double value, const std::string& unit);
 
-// Writes report.json and report.md into dir (atomically: temp file + rename).
+// Writes report.json, report.md, report.html and report.junit.xml into dir (each atomically:
+// temp file + fsync + rename).
 void write_report_files(const Report&, const std::string& dir);
 
 }  // namespace ga

@@ -1,5 +1,5 @@
-// Writes report.json and report.md so that a reader (or a crash) never sees half a file:
-// each goes to a temp file in the same directory, is fsync'd, then renamed over the final
+// Writes report.json, report.md, report.html and report.junit.xml so that a reader (or a
+// crash) never sees half a file: each goes to a temp file in the same directory, is fsync'd, then renamed over the final
 // name, and the directory is fsync'd so the rename itself survives a power loss.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -112,12 +112,14 @@ void write_report_files(const Report& r, const std::string& dir) {
     out.flush();
     f.commit();
   }
-  {
-    AtomicFile f(dir + "/report.md");
-    std::string md = report_to_markdown(r);
-    f.write(md.data(), md.size());
+  auto write_whole = [&](const char* name, const std::string& text) {
+    AtomicFile f(dir + "/" + name);
+    f.write(text.data(), text.size());
     f.commit();
-  }
+  };
+  write_whole("report.md", report_to_markdown(r));
+  write_whole("report.html", report_to_html(r));
+  write_whole("report.junit.xml", report_to_junit(r));
   fsync_dir(dir);
 }
 

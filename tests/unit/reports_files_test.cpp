@@ -1,4 +1,4 @@
-// write_report_files: both files, whole, renamed into place, nothing left behind, and nothing
+// write_report_files: all four files, whole, renamed into place, nothing left behind, and nothing
 // from the environment in them.
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -22,6 +22,8 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
 };
 
+const std::vector<std::string> kAllFiles = {"report.html", "report.json", "report.junit.xml", "report.md"};
+
 std::vector<std::string> entries(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -35,17 +37,19 @@ TEST(ReportsFiles, WritesBothFilesAndNoTempFile) {
   auto g = test::make_judgement();
   Report r = build_report(j, g);
   write_report_files(r, tmp.path.string());
-  EXPECT_EQ(entries(tmp.path), (std::vector<std::string>{"report.json", "report.md"}));
+  EXPECT_EQ(entries(tmp.path), kAllFiles);
   auto json_text = test::read_file((tmp.path / "report.json").string());
   EXPECT_EQ(nlohmann::json::parse(json_text), report_to_json(r));
   EXPECT_EQ(test::read_file((tmp.path / "report.md").string()), report_to_markdown(r));
+  EXPECT_EQ(test::read_file((tmp.path / "report.html").string()), report_to_html(r));
+  EXPECT_EQ(test::read_file((tmp.path / "report.junit.xml").string()), report_to_junit(r));
   auto perms = fs::status(tmp.path / "report.json").permissions();
   EXPECT_NE(perms & fs::perms::others_read, fs::perms::none);
 
   // A second write replaces the first whole.
   g.summary.overall = "PASS";
   write_report_files(build_report(j, g), tmp.path.string());
-  EXPECT_EQ(entries(tmp.path), (std::vector<std::string>{"report.json", "report.md"}));
+  EXPECT_EQ(entries(tmp.path), kAllFiles);
   EXPECT_EQ(test::read_file((tmp.path / "report.md").string()).substr(0, 18), "# gpuaccept: PASS\n");
 }
 
@@ -55,7 +59,7 @@ TEST(ReportsFiles, CreatesTheDirectory) {
   auto g = test::make_judgement();
   auto dir = tmp.path / "run-7" / "report";
   write_report_files(build_report(j, g), dir.string());
-  EXPECT_EQ(entries(dir), (std::vector<std::string>{"report.json", "report.md"}));
+  EXPECT_EQ(entries(dir), kAllFiles);
 }
 
 TEST(ReportsFiles, FailureLeavesTheOldFileAndNoTemp) {
@@ -76,7 +80,7 @@ TEST(ReportsFiles, NoEnvironmentValueLeaks) {
   auto g = test::make_judgement();
   write_report_files(build_report(j, g), tmp.path.string());
   ::unsetenv("GA_SECRET_TOKEN");
-  for (const char* name : {"report.json", "report.md"}) {
+  for (const char* name : {"report.json", "report.md", "report.html", "report.junit.xml"}) {
     auto text = test::read_file((tmp.path / name).string());
     ASSERT_FALSE(text.empty()) << name;
     EXPECT_EQ(text.find("hunter2"), std::string::npos) << name;

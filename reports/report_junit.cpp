@@ -1,0 +1,214 @@
+// report.junit.xml: the verdicts as JUnit XML, so a CI dashboard (Jenkins, GitLab, GitHub
+// checks) shows the acceptance run like a test run. One <testsuite> per probe, named by the
+// probe a verdict's metric belongs to ("gpu.hbm_bw" and "probe.gpu" both go to "gpu"); one
+// <testcase> per verdict. An error-severity fail/missing/error is a <failure>; a warning that
+// failed passes with the reason in <system-out> and a property; a skipped verdict is
+// <skipped>; a suite "run" holds the command and versions as properties and one testcase,
+// "run completes", that has an <error> when the run did not finish. Counts are of the
+// elements written, so they agree with the summary by construction (docs/report-format.md).
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "reports/markup_escape.hpp"
+#include "reports/report.hpp"
+#include "reports/text_format.hpp"
+
+namespace ga {
+namespace {
+
+using markup::append_escaped;
+
+// The probe a verdict belongs to: the first part of its metric, or X for "probe.X".
+std::string probe_of(const Verdict& v) {
+  const std::string& m = v.metric.empty() ? v.criterion : v.metric;
+  if (m.rfind("probe.", 0) == 0) return m.substr(6);
+  auto dot = m.find('.');
+  return dot == std::string::npos ? std::string() : m.substr(0, dot);
+}
+
+struct Suite {
+  std::string name;
+  const ProbeSummary* probe = nullptr;
+  const ProbeRecord* record = nullptr;
+  std::vector<const Verdict*> verdicts;
+  int failures = 0, skipped = 0;
+};
+
+void attr(std::string& out, const char* name, std::string_view value) {
+  out += ' ';
+  out += name;
+  out += "=\"";
+  append_escaped(out, value);
+  out += '"';
+}
+
+void property(std::string& out, std::string_view name, std::string_view value) {
+  out += "      <property";
+  attr(out, "name", name);
+  attr(out, "value", value);
+  out += "/>\n";
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s);
+  return buf;
+}
+
+void testcase(std::string& out, const Verdict& v) {
+  out += "    <testcase";
+  attr(out, "name", v.criterion + " @ " + v.place);
+  attr(out, "classname", v.metric.empty() ? v.criterion : v.metric);
+  const std::string value = report_text::quantity(v.value, v.text, v.unit);
+  const std::string bound = report_text::bound_text(v.bounds, v.unit);
+  const bool bad = v.status == VerdictStatus::fail || v.status == VerdictStatus::missing ||
+                   v.status == VerdictStatus::error;
+  if (v.status == VerdictStatus::pass && v.severity == Severity::error) {
+    out += "/>\n";
+    return;
+  }
+  out += ">\n";
+  if (bad && v.severity == Severity::error) {
+    out += "      <failure";
+    attr(out, "message", v.reason);
+    attr(out, "type", to_string(v.status));
+    out += ">";
+    append_escaped(out, "status " + std::string(to_string(v.status)) + ", severity error\nplace " + v.place +
+                            "\nmetric " + v.metric + "\nvalue " + value + "\nbound " + bound + "\n" + v.reason);
+    out += "</failure>\n";
+  } else if (v.status == VerdictStatus::skipped) {
+    out += "      <skipped";
+    attr(out, "message", v.reason);
+    out += "/>\n";
+  } else if (v.severity == Severity::warning) {
+    // A warning does not fail the run, so it does not fail the test; a dashboard still shows it.
+    out += "    <properties>\n";
+    property(out, "severity", "warning");
+    property(out, "status", to_string(v.status));
+    out += "    </properties>\n      <system-out>";
+    append_escaped(out, std::string(bad ? "WARNING " : "") + to_string(v.status) + ": " + v.reason + "\nvalue " +
+                            value + ", bound " + bound);
+    out += "</system-out>\n";
+  }
+  out += "    </testcase>\n";
+}
+
+}  // namespace
+
+std::string report_to_junit(const Report& r) {
+  const Judgement& g = *r.judgement;
+  std::vector<Suite> suites;
+  std::map<std::string, std::size_t> at;
+  auto suite = [&](const std::string& name) -> Suite& {
+    auto [it, fresh] = at.try_emplace(name, suites.size());
+    if (fresh) {
+      suites.emplace_back();
+      suites.back().name = name;
+    }
+    return suites[it->second];
+  };
+  for (const auto& p : g.probes) suite(p.name).probe = &p;
+  for (const auto& rec : r.journal->probes)
+    if (auto it = at.find(rec.name); it != at.end()) suites[it->second].record = &rec;
+  for (const auto& v : g.verdicts) {
+    std::string name = probe_of(v);
+    // Verdicts whose metric names no probe of the run (a criterion on a probe not in the suite,
+    // the cluster-level skips) gather in one suite of their own.
+    Suite& s = suite(at.count(name) ? name : "gpuaccept");
+    s.verdicts.push_back(&v);
+    if (v.fails_run()) ++s.failures;
+    if (v.status == VerdictStatus::skipped) ++s.skipped;
+  }
+
+  int tests = 0, failures = 0, skipped = 0;
+  for (const auto& s : suites) {
+    tests += static_cast<int>(s.verdicts.size());
+    failures += s.failures;
+    skipped += s.skipped;
+  }
+  const int errors = g.incomplete ? 1 : 0;
+  tests += 1;  // the run's own testcase
+
+  std::string out;
+  out.reserve(4096 + g.verdicts.size() * 160);
+  out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites";
+  attr(out, "name", "gpuaccept " + (g.summary.overall.empty() ? std::string("UNKNOWN") : g.summary.overall));
+  attr(out, "tests", std::to_string(tests));
+  attr(out, "failures", std::to_string(failures));
+  attr(out, "errors", std::to_string(errors));
+  attr(out, "skipped", std::to_string(skipped));
+  out += ">\n";
+
+  // The run itself: what was run (properties, for whoever reads the dashboard later) and
+  // one testcase that fails with an <error> when the run did not finish.
+  const nlohmann::json& run = r.run;
+  out += "  <testsuite";
+  attr(out, "name", "run");
+  attr(out, "tests", "1");
+  attr(out, "failures", "0");
+  attr(out, "errors", std::to_string(errors));
+  attr(out, "skipped", "0");
+  if (auto started = report_text::string_or(run, "started", ""); !started.empty()) attr(out, "timestamp", started);
+  out += ">\n    <properties>\n";
+  std::string argv;
+  if (run.contains("argv"))
+    for (const auto& a : run["argv"]) {
+      if (!argv.empty()) argv += ' ';
+      argv += a.is_string() ? a.get<std::string>() : a.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+  property(out, "command", argv);
+  property(out, "started", report_text::string_or(run, "started", ""));
+  property(out, "ended", report_text::string_or(run, "ended", ""));
+  property(out, "overall", g.summary.overall);
+  property(out, "exit_code", std::to_string(g.summary.exit_code));
+  if (run.contains("criteria")) property(out, "criteria", report_text::string_or(run["criteria"], "source", ""));
+  if (run.contains("versions") && run["versions"].is_object())
+    for (auto it = run["versions"].begin(); it != run["versions"].end(); ++it)
+      if (it.value().is_string()) property(out, "version." + it.key(), it.value().get<std::string>());
+  out += "    </properties>\n    <testcase";
+  attr(out, "name", "run completes @ cluster");
+  attr(out, "classname", "run");
+  if (!g.incomplete) {
+    out += "/>\n  </testsuite>\n";
+  } else {
+    const auto& inc = *g.incomplete;
+    std::string who;
+    for (const auto& m : inc.missing_ranks)
+      who += (who.empty() ? "" : ", ") + std::string("rank ") + std::to_string(m.rank) + " (" + m.host + ")";
+    out += ">\n      <error";
+    attr(out, "message", "probe " + inc.probe + " did not finish: " + inc.reason);
+    attr(out, "type", "incomplete");
+    out += ">";
+    append_escaped(out, "probe " + inc.probe + " did not finish\nreason: " + inc.reason +
+                            "\nmissing ranks: " + (who.empty() ? std::string("none recorded") : who) +
+                            "\nwaiting ranks: " + std::to_string(inc.waiting_ranks.size()) +
+                            "\ndetected by rank " + std::to_string(inc.detected_by));
+    out += "</error>\n    </testcase>\n  </testsuite>\n";
+  }
+
+  for (const auto& s : suites) {
+    out += "  <testsuite";
+    attr(out, "name", s.name);
+    attr(out, "tests", std::to_string(s.verdicts.size()));
+    attr(out, "failures", std::to_string(s.failures));
+    attr(out, "errors", "0");
+    attr(out, "skipped", std::to_string(s.skipped));
+    if (s.record && s.record->ended) attr(out, "time", seconds(s.record->elapsed_s));
+    if (s.record && !s.record->begin_time.empty()) attr(out, "timestamp", s.record->begin_time);
+    out += ">\n";
+    if (s.probe) {
+      out += "    <properties>\n";
+      property(out, "probe.status", to_string(s.probe->status));
+      if (!s.probe->reason.empty()) property(out, "probe.reason", s.probe->reason);
+      out += "    </properties>\n";
+    }
+    for (const Verdict* v : s.verdicts) testcase(out, *v);
+    out += "  </testsuite>\n";
+  }
+  out += "</testsuites>\n";
+  return out;
+}
+
+}  // namespace ga

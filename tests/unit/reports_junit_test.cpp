@@ -1,0 +1,177 @@
+// report.junit.xml: parses as XML, one suite per probe and one case per verdict, failures only
+// for what fails the run, counts that agree with the summary, and text that cannot break it.
+#include <gtest/gtest.h>
+#include <pugixml.hpp>
+
+#include "reports/markup_escape.hpp"
+#include "reports/report.hpp"
+#include "reports_fixture.hpp"
+
+namespace ga {
+namespace {
+
+using nlohmann::json;
+
+struct Parsed {
+  std::string text;
+  pugi::xml_document doc;
+  pugi::xml_node root() const { return doc.child("testsuites"); }
+};
+
+void parse(Parsed& p, const JournalData& j, const Judgement& g) {
+  p.text = report_to_junit(build_report(j, g));
+  auto res = p.doc.load_buffer(p.text.data(), p.text.size());
+  ASSERT_TRUE(res) << res.description() << " at " << res.offset << ": " << p.text.substr(res.offset, 120);
+}
+
+int count_all(const pugi::xml_node& root, const char* xpath) {
+  return static_cast<int>(root.select_nodes(xpath).size());
+}
+
+pugi::xml_node testcase(const Parsed& p, const std::string& name) {
+  for (auto s : p.root().children("testsuite"))
+    for (auto c : s.children("testcase"))
+      if (name == c.attribute("name").value()) return c;
+  return {};
+}
+
+TEST(ReportsJunit, ParsesAndCountsAgreeWithTheSummary) {
+  auto j = test::make_journal();
+  auto g = test::make_judgement();
+  Parsed p;
+  parse(p, j, g);
+  auto root = p.root();
+  ASSERT_TRUE(root);
+  // every verdict is a testcase, plus one for the run itself
+  EXPECT_EQ(count_all(root, "//testcase"), static_cast<int>(g.verdicts.size()) + 1);
+  EXPECT_EQ(root.attribute("tests").as_int(), count_all(root, "//testcase"));
+  int fails_run = 0;
+  for (const auto& v : g.verdicts) fails_run += v.fails_run();
+  EXPECT_EQ(count_all(root, "//failure"), fails_run);
+  EXPECT_EQ(root.attribute("failures").as_int(), fails_run);
+  EXPECT_EQ(count_all(root, "//skipped"), g.summary.skipped);
+  EXPECT_EQ(root.attribute("skipped").as_int(), g.summary.skipped);
+  EXPECT_EQ(count_all(root, "//error"), 1);
+  EXPECT_EQ(root.attribute("errors").as_int(), 1);
+  // failures plus warnings are the summary's fail + missing + error
+  int warnings = count_all(root, "//testcase/properties/property[@name='severity' and @value='warning']");
+  EXPECT_EQ(fails_run + warnings, g.summary.fail + g.summary.missing + g.summary.error);
+  EXPECT_EQ(std::string(root.attribute("name").value()), "gpuaccept INCOMPLETE");
+  // each suite's attributes count its own children
+  int tests = 0;
+  for (auto s : root.children("testsuite")) {
+    int cases = static_cast<int>(s.select_nodes("testcase").size());
+    EXPECT_EQ(s.attribute("tests").as_int(), cases) << s.attribute("name").value();
+    EXPECT_EQ(s.attribute("failures").as_int(), static_cast<int>(s.select_nodes("testcase/failure").size()));
+    EXPECT_EQ(s.attribute("skipped").as_int(), static_cast<int>(s.select_nodes("testcase/skipped").size()));
+    EXPECT_EQ(s.attribute("errors").as_int(), static_cast<int>(s.select_nodes("testcase/error").size()));
+    tests += cases;
+  }
+  EXPECT_EQ(tests, root.attribute("tests").as_int());
+}
+
+TEST(ReportsJunit, OneSuitePerProbeAndACasePerVerdict) {
+  auto j = test::make_journal();
+  auto g = test::make_judgement();
+  g.verdicts.push_back(test::verdict("probe.hostmem", "probe.hostmem", "node10", VerdictStatus::fail, std::nullopt,
+                                     "", json::object(), "probe hostmem failed: no memory"));
+  Parsed p;
+  parse(p, j, g);
+  std::vector<std::string> names;
+  for (auto s : p.root().children("testsuite")) names.push_back(s.attribute("name").value());
+  // the run, the probes in run order, then verdicts whose metric names no probe that ran
+  EXPECT_EQ(names, (std::vector<std::string>{"run", "hostmem", "nccl", "gpuaccept"}));
+  auto hostmem = p.root().find_child_by_attribute("testsuite", "name", "hostmem");
+  EXPECT_EQ(hostmem.attribute("tests").as_int(), 2);  // hostmem-triad and probe.hostmem
+  EXPECT_STREQ(hostmem.attribute("time").value(), "4.250");
+  EXPECT_STREQ(hostmem.attribute("timestamp").value(), "2025-03-14T09:27:00Z");
+  EXPECT_STREQ(hostmem.child("properties").find_child_by_attribute("property", "name", "probe.status")
+                   .attribute("value").value(),
+               "ok");
+  EXPECT_TRUE(testcase(p, "probe.hostmem @ node10").child("failure"));
+
+  auto hbm = testcase(p, "gpu-hbm-bw @ node2/gpu:1");
+  ASSERT_TRUE(hbm);
+  EXPECT_STREQ(hbm.attribute("classname").value(), "gpu.hbm_bw");
+  EXPECT_STREQ(hbm.child("failure").attribute("message").value(), "HBM bandwidth | well below the H200's 4.8 TB/s");
+  EXPECT_STREQ(hbm.child("failure").attribute("type").value(), "fail");
+  EXPECT_NE(std::string(hbm.child("failure").text().get()).find("bound >= 4 TB/s"), std::string::npos);
+  EXPECT_STREQ(testcase(p, "gpu-hbm-bw @ node10/gpu:1").child("failure").attribute("type").value(), "missing");
+  EXPECT_STREQ(testcase(p, "gpu-hbm-bw @ node10/gpu:0").child("failure").attribute("type").value(), "error");
+  // a pass is an empty testcase
+  auto triad = testcase(p, "hostmem-triad @ node2/numa:1");
+  ASSERT_TRUE(triad);
+  EXPECT_FALSE(triad.first_child());
+  // a failed warning passes, saying so
+  auto rdma = testcase(p, "rdma-write-bw @ node2/nic:mlx5_0");
+  ASSERT_TRUE(rdma);
+  EXPECT_FALSE(rdma.child("failure"));
+  EXPECT_NE(std::string(rdma.child("system-out").text().get()).find("WARNING fail: 31 GB/s below"), std::string::npos);
+}
+
+TEST(ReportsJunit, IncompleteRunIsAnErrorNamingTheMissingRanks) {
+  auto j = test::make_journal();
+  auto g = test::make_judgement();
+  Parsed p;
+  parse(p, j, g);
+  auto err = testcase(p, "run completes @ cluster").child("error");
+  ASSERT_TRUE(err);
+  EXPECT_STREQ(err.attribute("message").value(), "probe nccl did not finish: watchdog: no progress for 120 s");
+  EXPECT_NE(std::string(err.text().get()).find("rank 3 (node10)"), std::string::npos);
+  g.incomplete.reset();
+  Parsed q;
+  parse(q, j, g);
+  EXPECT_EQ(count_all(q.root(), "//error"), 0);
+  EXPECT_EQ(q.root().attribute("errors").as_int(), 0);
+  EXPECT_EQ(q.root().attribute("tests").as_int(), static_cast<int>(g.verdicts.size()) + 1);
+  auto run = testcase(q, "run completes @ cluster");
+  ASSERT_TRUE(run);
+  EXPECT_FALSE(run.first_child());  // passes
+  auto command = q.root().child("testsuite").child("properties").find_child_by_attribute("property", "name", "command");
+  EXPECT_STREQ(command.attribute("value").value(), "gpuaccept run --suite quick --expect-topology h200.xml");
+}
+
+TEST(ReportsJunit, SkippedVerdictsAreSkipped) {
+  auto j = test::make_journal();
+  auto g = test::make_judgement();
+  g.verdicts.push_back(test::verdict("gpu-count", "topology.gpu_count", "cluster", VerdictStatus::skipped,
+                                     std::nullopt, "count", json::object(), "no --expect-topology given"));
+  g.summary.skipped = 1;
+  Parsed p;
+  parse(p, j, g);
+  auto c = testcase(p, "gpu-count @ cluster");
+  EXPECT_STREQ(c.child("skipped").attribute("message").value(), "no --expect-topology given");
+  EXPECT_EQ(p.root().attribute("skipped").as_int(), 1);
+}
+
+TEST(ReportsJunit, HostileTextStaysText) {
+  auto j = test::make_journal();
+  auto g = test::make_judgement();
+  const std::string host = "<script>x</script>&\"'";
+  g.verdicts.push_back(test::verdict("crit]]><x>", "gpu.hbm_bw", host + "/gpu:0", VerdictStatus::fail, 1.0, "B/s",
+                                     {{"op", ">="}, {"value", 2.0}},
+                                     "line one\nline two <b>&amp; \"q\" \x01\x1b bad:\xff\xfe end"));
+  Parsed p;
+  parse(p, j, g);
+  auto c = testcase(p, "crit]]><x> @ " + host + "/gpu:0");
+  ASSERT_TRUE(c);
+  // newlines survive in the attribute; control characters and bad bytes become U+FFFD
+  EXPECT_STREQ(c.child("failure").attribute("message").value(),
+               "line one\nline two <b>&amp; \"q\" \xEF\xBF\xBD\xEF\xBF\xBD bad:\xEF\xBF\xBD\xEF\xBF\xBD end");
+  EXPECT_EQ(p.text.find("<script>"), std::string::npos);
+  EXPECT_EQ(p.text.find("<x>"), std::string::npos);
+}
+
+TEST(MarkupEscape, KeepsValidUtf8AndReplacesTheRest) {
+  EXPECT_EQ(markup::escaped("GPU 3 ↔ mlx5_0 ✓ 𝄞"), "GPU 3 ↔ mlx5_0 ✓ 𝄞");
+  EXPECT_EQ(markup::escaped("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&#39;");
+  EXPECT_EQ(markup::escaped("\t\n\r"), "&#9;&#10;&#13;");
+  EXPECT_EQ(markup::escaped(std::string("\0", 1)), "\xEF\xBF\xBD");
+  EXPECT_EQ(markup::escaped("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");        // overlong '/'
+  EXPECT_EQ(markup::escaped("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  EXPECT_EQ(markup::escaped("\xE2\x86"), "\xEF\xBF\xBD\xEF\xBF\xBD");        // truncated
+  EXPECT_EQ(markup::escaped("\xEF\xBF\xBF"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // U+FFFF
+}
+
+}  // namespace
+}  // namespace ga
