@@ -202,7 +202,7 @@ class StorageProbe final : public Probe {
       if (ec) io.error = "cannot create " + dir + ": " + ec.message();
     }
     dir = ctx.comm.broadcast(dir, 0);
-    if (ctx.rank == 0 || ctx.local_rank == 0) cleanup.paths.push_back(dir);
+    if (ctx.rank == 0) cleanup.paths.push_back(dir);
     if (ctx.rank != 0) {
       const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(p.visibility_wait_s));
       while (!fs::is_directory(dir) && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -268,7 +268,11 @@ class StorageProbe final : public Probe {
       all.push_back(storage::rank_io_from_json(nlohmann::json::parse(s)));
     if (ctx.local_rank == 0) emit_host(ctx, p, all, out);
     if (ctx.rank == 0) emit_cluster(p, all, out);
-    ctx.comm.barrier();  // every rank is done with the directory before it is removed
+    ctx.comm.barrier();  // every rank is done with the directory before rank 0 removes it
+    if (ctx.rank == 0) fs::remove_all(dir, ec);
+    ctx.comm.barrier();
+    // A directory that is not shared left each host a copy of its own: remove it too.
+    if (ctx.rank != 0 && ctx.local_rank == 0) fs::remove_all(dir, ec);
 
     if (!io.error.empty()) return Outcome::failed(io.error);
     return Outcome::ok();
