@@ -242,16 +242,22 @@ void analyze_inter(const Group& g, Out& out) {
   }
 }
 
+// Inside a host the unit is the host's pair (both directions: a shared-memory path has no
+// direction worth blaming), held against the same pairs of the other hosts.
 void analyze_intra(const Group& g, Out& out) {
+  std::map<std::string, std::vector<FabricObservation>> by_place;
+  for (const auto& [sd, pr] : g.directed) {
+    auto& v = by_place[pr.place];
+    v.insert(v.end(), pr.obs.begin(), pr.obs.end());
+  }
   std::vector<double> all;
-  for (const auto& [sd, pr] : g.directed) all.push_back(best_of(g, pr.obs));
+  for (const auto& [place, obs] : by_place) all.push_back(best_of(g, obs));
   const double ref = better_median(all, lat(g));
   if (!(std::isfinite(ref) && ref > 0)) return;
-  for (const auto& [sd, pr] : g.directed) {
+  for (const auto& [place, obs] : by_place) {
     FabricEvidence ev = evidence(g, ref);
-    ev.observations = pr.obs;
-    out.add(g, "p2p.intra_slowdown", pr.place, sd.first + "->" + sd.second, worse(g, best_of(g, pr.obs), ref),
-            std::move(ev));
+    ev.observations = obs;
+    out.add(g, "p2p.intra_slowdown", place, "both", worse(g, best_of(g, obs), ref), std::move(ev));
   }
 }
 

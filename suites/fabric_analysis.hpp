@@ -10,7 +10,8 @@
 //                      ends explain (latency: reference + each end's own excess; bw: the lower
 //                      of the reference and each end's best). A pair slow only because one end
 //                      is slow scores about 1, so a healthy host or pair is not blamed for it.
-//   p2p.intra_slowdown at each pair inside a host: against the median of such pairs.
+//   p2p.intra_slowdown at each pair inside a host (both directions, best of): against the
+//                      median of such pairs on the other hosts.
 //   p2p.latency_median, p2p.bw_median at `cluster`: the reference, the median over endpoints
 //                      of each one's best pair (the better middle for an even count, so half
 //                      the hosts may be bad and the reference still comes from a good one).
