@@ -7,6 +7,7 @@ namespace ga {
 std::unique_ptr<Probe> make_inventory_probe();
 std::unique_ptr<Probe> make_topology_probe();
 std::unique_ptr<Probe> make_hostmem_probe();
+std::unique_ptr<Probe> make_clock_probe();
 std::unique_ptr<Probe> make_storage_probe();
 std::unique_ptr<Probe> make_resume_probe();
 std::unique_ptr<Probe> make_rdma_probe();
@@ -19,6 +20,7 @@ void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_inventory_probe());
   r.add(make_topology_probe());
   r.add(make_hostmem_probe());
+  r.add(make_clock_probe());
   r.add(make_storage_probe());
   r.add(make_resume_probe());
   r.add(make_rdma_probe());
