@@ -29,6 +29,11 @@ check_host() { [ -e "$(ns "$1")" ] || die "no fake host $1 (run: fakehosts.sh up
 up() {
   local n=$1
   down >/dev/null 2>&1 || true
+  # A process still inside a namespace keeps its veth alive after the namespace is deleted;
+  # such leftovers would make `ip link add` fail with "File exists".
+  for l in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E '^gav[0-9]+$' || true); do
+    ip link delete "$l" 2>/dev/null || true
+  done
   ip link add "$BR" type bridge
   ip addr add "$SUBNET.254/24" dev "$BR"
   ip link set "$BR" up
@@ -51,8 +56,13 @@ down() {
     [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
     rm -f "$f"
   done
+  # Processes left in a namespace (a test killed mid-run) keep it and its veth alive.
   for h in $(ip netns list | awk '{print $1}' | grep "^$PREFIX" || true); do
+    for pid in $(ip netns pids "$h" 2>/dev/null || true); do kill -KILL "$pid" 2>/dev/null || true; done
     ip netns delete "$h" || true
+  done
+  for l in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E '^gav[0-9]+$' || true); do
+    ip link delete "$l" 2>/dev/null || true
   done
   ip link delete "$BR" 2>/dev/null || true
   sed -i "/ $PREFIX[0-9]*\$/d" /etc/hosts

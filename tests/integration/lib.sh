@@ -57,6 +57,11 @@ GA_RSH="$(dirname "$GA_FAKEHOSTS")/rsh.sh"
 export GA_NFQ_DELAY="${GA_NFQ_DELAY:-${GA_BUILD_DIR:-}/tests/fakehosts/nfq_delay}"
 
 fake_up() {  # fake_up N: creates ga-h1..ga-hN and removes them when the test exits
+  # One set of fake hosts per machine: a second test (another ctest run, another checkout)
+  # waits here instead of tearing down the first one's namespaces.
+  mkdir -p /run/gpuaccept-fakehosts
+  exec 9>/run/gpuaccept-fakehosts/lock
+  flock -w 900 9 || { echo "fake hosts busy for 15 minutes" >&2; exit 1; }
   "$GA_FAKEHOSTS" up "$1" || { echo "cannot create fake hosts" >&2; exit 1; }
   trap 'fake_down; cleanup_tmp' EXIT
 }
