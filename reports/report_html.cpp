@@ -22,6 +22,7 @@ using nlohmann::json;
 using report_text::string_or;
 
 constexpr std::size_t kOpenHostsUpTo = 16;  // failing hosts' sections start open in small runs
+constexpr std::size_t kFailingShown = 20;   // failing verdicts shown before "N more"
 
 constexpr const char* kStyle = R"CSS(
 :root{--fail:#cf222e;--fail-bg:#ffebe9;--warn:#9a6700;--warn-bg:#fff8c5;--pass:#1a7f37;--pass-bg:#dafbe1;
@@ -59,14 +60,16 @@ td.pl.st-fail{border-left-color:var(--fail)}td.pl.st-warn{border-left-color:#d4a
 .v.st-fail{color:var(--fail);font-weight:600}.v.st-warn{color:var(--warn);font-weight:600}.v.st-pass{color:var(--pass)}.v.st-none{color:var(--muted)}
 .incomplete{border-color:var(--inc);background:var(--inc-bg)}
 .muted,.note{color:var(--muted)}.note{font-size:12.5px}
+details.more>summary{cursor:pointer;color:#0969da;padding:4px 0}
 details.host{border:1px solid var(--line);border-radius:6px;margin:6px 0;background:#fff}
 details.host>summary{cursor:pointer;padding:6px 10px;list-style-position:inside}
 details.host[open]>summary{border-bottom:1px solid var(--line);background:#f6f8fa}
 details.host>div{padding:4px 12px 10px}
+table.narrow{width:auto;min-width:50%}
 .legend{display:flex;flex-wrap:wrap;gap:14px;font-size:12.5px;color:var(--muted);margin:6px 0}
 .legend i{display:inline-block;width:14px;height:10px;border-radius:2px;margin-right:5px;vertical-align:-1px;border:1.5px solid}
 .scroll{overflow:auto}
-svg.topo{display:block;margin:6px 0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif}
+svg.topo{display:block;margin:6px 0;max-width:100%;height:auto;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif}
 svg .st-fail.dev,svg .st-fail.grp,svg .st-fail.cell,svg .st-fail.hh{fill:var(--fail-bg);stroke:var(--fail)}
 svg .st-warn.dev,svg .st-warn.grp,svg .st-warn.cell,svg .st-warn.hh{fill:var(--warn-bg);stroke:#d4a72c}
 svg .st-pass.dev,svg .st-pass.grp,svg .st-pass.cell,svg .st-pass.hh{fill:var(--pass-bg);stroke:var(--pass)}
@@ -77,7 +80,7 @@ svg .roll.st-pass{stroke:var(--pass)}svg .roll.st-none{stroke:var(--none)}
 svg .dash{stroke-dasharray:4 3}
 svg .pair{fill:none;stroke-width:2;stroke-opacity:.8}svg .pair.st-fail{stroke:var(--fail);stroke-width:3}
 svg .pair.st-warn{stroke:#d4a72c;stroke-width:2.5}svg .pair.st-pass{stroke:var(--pass);stroke-opacity:.45}svg .pair.st-none{stroke:var(--none)}
-svg .pair:hover{stroke-width:5;stroke-opacity:1}
+svg .pair:hover{stroke-width:5;stroke-opacity:1}svg .port{fill:#57606a}
 svg text{fill:var(--ink)}svg .hn{font-weight:700;font-size:14px}svg .hs{font-size:11px;fill:var(--muted)}
 svg .gl{font-size:11px;font-weight:600;fill:#424a53}svg .dl{font-size:12px;font-weight:600}svg .ds{font-size:10px;fill:#424a53}
 svg a .hn{fill:#0969da}
@@ -236,9 +239,17 @@ struct Page {
       out += "<p>None.</p></section>\n";
       return;
     }
-    out += "<table><thead><tr><th>severity<th>status<th>criterion<th>place<th>value<th>bound<th>reason"
-           "</thead><tbody>\n";
-    for (const Verdict* v : bad) {
+    const char* header =
+        "<table><thead><tr><th>severity<th>status<th>criterion<th>place<th>value<th>bound<th>reason</thead><tbody>\n";
+    out += header;
+    for (std::size_t i = 0; i < bad.size(); ++i) {
+      const Verdict* v = bad[i];
+      // A long list would push the picture of the cluster far down: the rest folds away.
+      if (i == kFailingShown && bad.size() > kFailingShown + 5) {
+        out += "</tbody></table><details class=\"more\"><summary>" + std::to_string(bad.size() - i) +
+               " more failing verdicts</summary>";
+        out += header;
+      }
       out += "<tr><td>";
       chip(html::tone_of(*v), to_string(v->severity));
       out += "<td>";
@@ -255,7 +266,9 @@ struct Page {
       e(v->reason);
       out += "\n";
     }
-    out += "</tbody></table></section>\n";
+    out += "</tbody></table>";
+    if (bad.size() > kFailingShown + 5) out += "</details>";
+    out += "</section>\n";
   }
 
   void topology() {
@@ -277,7 +290,7 @@ struct Page {
       out += "<p>No probe ran.</p></section>\n";
       return;
     }
-    out += "<table><thead><tr><th>probe<th>status<th>elapsed<th>reason</thead><tbody>\n";
+    out += "<table class=\"narrow\"><thead><tr><th>probe<th>status<th>elapsed<th>reason</thead><tbody>\n";
     for (const auto& p : r.judgement->probes) {
       const Tone t = p.status == ProbeStatus::ok        ? Tone::pass
                      : p.status == ProbeStatus::skipped ? Tone::none
@@ -436,7 +449,7 @@ struct Page {
 
   void run_info() {
     const json& run = r.run;
-    out += "<section id=\"run\"><h2>Run</h2><table><tbody>\n";
+    out += "<section id=\"run\"><h2>Run</h2><table class=\"narrow\"><tbody>\n";
     std::string argv;
     if (run.contains("argv"))
       for (const auto& a : run["argv"])

@@ -6,6 +6,7 @@
 // every value shown comes from the recorded topology or the judgement.
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string_view>
@@ -17,10 +18,12 @@
 namespace ga::html {
 namespace {
 
-constexpr int kDevW = 88, kGpuH = 36, kNicH = 32, kGap = 6, kBand = 5;
+constexpr int kDevW = 96, kGpuH = 36, kNicH = 32, kGap = 6, kBand = 5;
 constexpr int kGroupPad = 7, kGroupHead = 20, kGroupMinW = 150, kCols = 6;
 constexpr int kHostPad = 8, kHostHead = 40, kHostMinW = 300;
-constexpr int kCanvasW = 1360, kRowGap = 46, kTop = 46;
+constexpr int kCanvasW = 1360, kRowGap = 18;
+constexpr int kGutterMin = 40, kGutterMax = 220;  // room left of the hosts for the pair arcs
+constexpr std::size_t kLabelChars = 12, kSubChars = 17;  // what fits in a device box
 constexpr int kGridCols = 32, kCellW = 34, kCellH = 18, kCellGap = 4, kGridLabelW = 90;
 
 // Island colours: distinct from the verdict colours (red, amber, green, grey).
@@ -43,6 +46,7 @@ struct Group {
   bool dashed = false;
   std::vector<Device> gpus, nics;
   int w = 0, h = 0, cols = 1;
+  int dx = 0, dy = 0;  // where it sits inside its host box, below the header
 };
 
 struct HostBox {
@@ -187,7 +191,11 @@ HostBox host_box(std::size_t i, const Report& r) {
       d.place = place::nic(host, n.name);
       d.label = n.name;
       d.sub = nic_kind_short(n.kind);
-      if (n.rate_gbps) d.sub += (d.sub.empty() ? "" : " ") + format_quantity(*n.rate_gbps * 1e9, "b/s");
+      if (n.rate_gbps) {
+        char rate[32];
+        std::snprintf(rate, sizeof rate, "%g Gb/s", *n.rate_gbps);
+        d.sub += (d.sub.empty() ? "" : " ") + std::string(rate);
+      }
       d.head = d.place + (n.kind.empty() ? "" : "\n" + n.kind) + (n.pci_bus_id ? "\nPCI " + *n.pci_bus_id : "") +
                (n.numa_node ? "\nNUMA " + std::to_string(*n.numa_node) : "\nNUMA not recorded");
       drawn.insert(d.place);
@@ -234,24 +242,35 @@ HostBox host_box(std::size_t i, const Report& r) {
     b.groups.push_back(std::move(g));
   }
 
-  int w = 2 * kHostPad, h = 0;
+  // NUMA boxes side by side, wrapping so that a wide host (16 GPUs, 5 NUMA boxes) stays
+  // inside the page next to the arc gutter.
+  constexpr int kInnerMax = kCanvasW - kGutterMax - 2 * kHostPad;
+  int x = 0, y = 0, row_h = 0, w = 0;
   for (auto& g : b.groups) {
     size_group(g);
-    w += g.w + kGap;
-    h = std::max(h, g.h);
+    if (x > 0 && x + g.w > kInnerMax) {
+      x = 0;
+      y += row_h + kGap;
+      row_h = 0;
+    }
+    g.dx = x;
+    g.dy = y;
+    x += g.w + kGap;
+    w = std::max(w, x - kGap);
+    row_h = std::max(row_h, g.h);
   }
-  if (!b.groups.empty()) w -= kGap;
-  b.w = std::max(w, kHostMinW);
-  b.h = kHostHead + (b.groups.empty() ? 16 : h) + kHostPad;
+  b.w = std::max(w + 2 * kHostPad, kHostMinW);
+  b.h = kHostHead + (b.groups.empty() ? 16 : y + row_h) + kHostPad;
   return b;
 }
 
-// Hosts left to right, wrapping at the canvas width; rows apart by room for the pair arcs.
-int flow(std::vector<HostBox>& boxes, int top) {
-  int x = 0, y = top, row_h = 0;
+// Hosts left to right, wrapping at the canvas width; or, when pair arcs are drawn, one host a
+// row starting at `left`, so every arc runs in the gutter on the left and crosses no host.
+int flow(std::vector<HostBox>& boxes, int top, int left = 0) {
+  int x = left, y = top, row_h = 0;
   for (auto& b : boxes) {
-    if (x > 0 && x + b.w > kCanvasW) {
-      x = 0;
+    if (x > left && (left > 0 || x + b.w > kCanvasW)) {
+      x = left;
       y += row_h + kRowGap;
       row_h = 0;
     }
@@ -294,13 +313,22 @@ void rect(std::string& out, int x, int y, int w, int h, const std::string& cls, 
          num(h) + "\" rx=\"" + num(rx) + "\"/>";
 }
 
+// Long names (an NCCL dump names NICs by PCI path) are cut to the box; the tooltip has them whole.
+std::string fit(const std::string& s, std::size_t chars) {
+  std::size_t n = 0, i = 0;
+  for (; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && n++ == chars) break;
+  }
+  return i < s.size() ? s.substr(0, i) + "…" : s;
+}
+
 void draw_device(std::string& out, const Device& d, const char* kind, int x, int y, int h, const VerdictIndex& ix) {
   const Marks* m = ix.place(d.place);
   open_place(out, kind, d.place, tone(m));
   title(out, tooltip(d.head, d.place, m));
   rect(out, x, y, kDevW, h, std::string("dev ") + tone_class(tone(m)) + (d.sub == "not in topology" ? " dash" : ""));
-  text(out, x + 6, y + 14, "dl", d.label);
-  text(out, x + 6, y + h - 7, "ds", d.sub);
+  text(out, x + 6, y + 14, "dl", fit(d.label, kLabelChars));
+  text(out, x + 6, y + h - 7, "ds", fit(d.sub, kSubChars));
   out += "</g>";
 }
 
@@ -354,11 +382,7 @@ void draw_host(std::string& out, const HostBox& b, const VerdictIndex& ix) {
   std::string line = "ranks " + report_text::rank_list(b.section->ranks) + " · " + b.note;
   text(out, b.x + kHostPad, b.y + 29, "hs", line);
   out += "</g>";
-  int gx = b.x + kHostPad;
-  for (const auto& g : b.groups) {
-    draw_group(out, g, b, gx, b.y + kHostHead, ix);
-    gx += g.w + kGap;
-  }
+  for (const auto& g : b.groups) draw_group(out, g, b, b.x + kHostPad + g.dx, b.y + kHostHead + g.dy, ix);
   if (b.groups.empty()) text(out, b.x + kHostPad, b.y + kHostHead + 10, "ds", "no topology recorded for this host");
 }
 
@@ -383,9 +407,12 @@ std::vector<HostPair> host_pairs(const Report& r) {
   return out;
 }
 
-void draw_pair_arcs(std::string& out, const std::vector<HostPair>& pairs, const std::vector<HostBox>& boxes) {
+void draw_pair_arcs(std::string& out, const std::vector<HostPair>& pairs, const std::vector<HostBox>& boxes,
+                    int gutter) {
   std::unordered_map<std::string, const HostBox*> at;
   for (const auto& b : boxes) at[b.section->host] = &b;
+  int span = 1;  // the furthest apart two hosts are, top to bottom
+  for (const auto& b : boxes) span = std::max(span, b.y);
   // Passing arcs first, so failing ones are drawn over them.
   std::vector<const HostPair*> order;
   for (const auto& p : pairs) order.push_back(&p);
@@ -394,16 +421,18 @@ void draw_pair_arcs(std::string& out, const std::vector<HostPair>& pairs, const 
   for (const HostPair* p : order) {
     auto ia = at.find(p->a), ib = at.find(p->b);
     if (ia == at.end() || ib == at.end()) continue;
-    const HostBox &a = *ia->second, &b = *ib->second;
-    const int ax = a.x + a.w / 2, ay = a.y, bx = b.x + b.w / 2, by = b.y;
-    const int cx = (ax + bx) / 2;
-    const int cy = std::max(4, std::min(ay, by) - 12 - std::min(30, std::abs(ax - bx) / 20));
+    const int ay = ia->second->y + 17, by = ib->second->y + 17;
+    // Further apart, further out into the gutter: nested arcs, like an arc diagram.
+    const int reach = 10 + (gutter - 16) * std::abs(ay - by) / span;
     out += "<path class=\"pair ";
     out += tone_class(p->marks.tone);
-    out += "\" d=\"M" + num(ax) + " " + num(ay) + "Q" + num(cx) + " " + num(cy) + " " + num(bx) + " " + num(by) + "\">";
+    out += "\" d=\"M" + num(gutter) + " " + num(ay) + "C" + num(gutter - reach) + " " + num(ay) + " " +
+           num(gutter - reach) + " " + num(by) + " " + num(gutter) + " " + num(by) + "\">";
     title(out, tooltip(p->a + " ↔ " + p->b, "", &p->marks, 6));
     out += "</path>";
   }
+  for (const auto& b : boxes)
+    out += "<circle class=\"port\" cx=\"" + num(gutter) + "\" cy=\"" + num(b.y + 17) + "\" r=\"3\"/>";
 }
 
 void open_svg(std::string& out, int w, int h, const char* label) {
@@ -415,12 +444,13 @@ void open_svg(std::string& out, int w, int h, const char* label) {
 void draw_full(std::string& out, const Report& r, const VerdictIndex& ix, const std::vector<HostPair>& pairs) {
   std::vector<HostBox> boxes;
   for (std::size_t i = 0; i < r.hosts.size(); ++i) boxes.push_back(host_box(i, r));
-  const int bottom = flow(boxes, pairs.empty() ? 4 : kTop);
+  const int gutter = pairs.empty() ? 0 : std::clamp(static_cast<int>(boxes.size()) * 12, kGutterMin, kGutterMax);
+  const int bottom = flow(boxes, 4, gutter);
   int w = 0;
   for (const auto& b : boxes) w = std::max(w, b.x + b.w);
   open_svg(out, w + 4, bottom + 4, "hosts with their NUMA nodes, GPUs and NICs");
   for (const auto& b : boxes) draw_host(out, b, ix);
-  draw_pair_arcs(out, pairs, boxes);
+  if (!pairs.empty()) draw_pair_arcs(out, pairs, boxes, gutter);
   out += "</svg>\n";
 }
 
@@ -445,22 +475,23 @@ void draw_grid(std::string& out, const Report& r, const VerdictIndex& ix) {
   }
   out += "</svg>\n";
 
+  // Hosts that fail the run are drawn before those with only warnings, each in host order.
   std::vector<HostBox> boxes;
   std::size_t not_passing = 0;
-  for (std::size_t i = 0; i < r.hosts.size(); ++i) {
-    Tone t = tone(ix.host(r.hosts[i].host));
-    if (t == Tone::fail || t == Tone::warn) {
+  for (Tone wanted : {Tone::fail, Tone::warn})
+    for (std::size_t i = 0; i < r.hosts.size(); ++i) {
+      if (tone(ix.host(r.hosts[i].host)) != wanted) continue;
       ++not_passing;
       if (boxes.size() < kDrawAllHostsUpTo) boxes.push_back(host_box(i, r));
     }
-  }
   if (boxes.empty()) {
     out += "<p>Every host passed: none is drawn in detail.</p>\n";
     return;
   }
-  out += "<p>" + std::to_string(not_passing) + " hosts have a failing verdict";
+  out += "<p>" + std::to_string(not_passing) + " hosts have a failing verdict (error or warning)";
   if (not_passing > boxes.size())
-    out += "; the first " + std::to_string(boxes.size()) + " are drawn in detail below, the others are in their sections";
+    out += "; " + std::to_string(boxes.size()) +
+           " are drawn in detail below (errors before warnings), the others are in their sections";
   else
     out += ", drawn in detail below";
   out += ".</p>\n";
@@ -518,9 +549,9 @@ void append_topology(std::string& out, const Report& r, const VerdictIndex& ix) 
     draw_full(out, r, ix, pairs);
     out += "</div>\n";
     if (!pairs.empty())
-      out += "<p class=\"note\">Arcs join hosts that have pair verdicts between them (one arc per host pair, "
-             "coloured by its worst verdict; hover for the verdicts). Pairs within one host are in the "
-             "pair table only.</p>\n";
+      out += "<p class=\"note\">Arcs on the left join hosts that have pair verdicts between them (one arc per "
+             "host pair, coloured by its worst verdict; hover for the verdicts). Pairs within one host are in "
+             "the cluster and pair table only.</p>\n";
   } else {
     out += "<div class=\"scroll\">";
     draw_grid(out, r, ix);
