@@ -182,6 +182,36 @@ TEST(ReportsHtml, LargeClusterIsAGridAndPairsATable) {
   EXPECT_EQ(count(html, "<details class=\"host\""), 100u + 2u);  // plus node2, node10 from the ranks
 }
 
+TEST(ReportsHtml, HostSectionsHoldEveryMetricAndTheRunItsProvenance) {
+  std::string html = html_of(test::make_judgement());
+  auto node2 = html.find("<details class=\"host\" id=\"h-0\" open><summary>");
+  auto node10 = html.find("<details class=\"host\" id=\"h-1\" open><summary>");
+  ASSERT_NE(node2, std::string::npos);
+  ASSERT_NE(node10, std::string::npos);
+  EXPECT_LT(node2, node10);  // node2 before node10
+  EXPECT_NE(html.substr(node2, 200).find("<b>node2</b>"), std::string::npos);
+  std::string host2 = html.substr(node2, node10 - node2);
+  // the h2d sweep: one place cell spanning both rows, each row with its params and value
+  EXPECT_NE(html.find("<td class=\"pl st-fail\" rowspan=\"3\">node10/gpu:0<td rowspan=\"3\">GPU 0 (NUMA 0, PCI 0000:1b:00.0)"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>gpu.h2d_bw<td>size=268435456<td class=\"n\">51 GB/s<td><span class=\"v st-pass\" title=\"51 GB/s &gt;= 48 GB/s\">✓ gpu-h2d-bw</span>"),
+            std::string::npos);
+  EXPECT_NE(host2.find("<tr class=\"bad\"><td class=\"pl st-fail\">node2/gpu:1"), std::string::npos) << host2;
+  EXPECT_NE(host2.find("1 (NUMA 1, NIC mlx5_1 PXB)"), std::string::npos);
+  // the missing verdict has no row: it is listed apart
+  EXPECT_NE(html.find("(missing)</span> at <code>node10/gpu:1</code>: required metric not measured"), std::string::npos);
+  // pairs and the cluster have their own section
+  std::string pairs = section(html, "pairs");
+  EXPECT_NE(pairs.find("node2/gpu:0~node10/gpu:0"), std::string::npos);
+  EXPECT_NE(pairs.find(">cluster<"), std::string::npos);
+  std::string run = section(html, "run");
+  EXPECT_NE(run.find("gpuaccept run --suite quick --expect-topology h200.xml"), std::string::npos);
+  EXPECT_NE(run.find("<tr><th>nccl<td>2.21.5"), std::string::npos);
+  EXPECT_NE(run.find("<tr><th>criteria<td>builtin"), std::string::npos);
+  EXPECT_NE(run.find("SIGKILL"), std::string::npos);
+  EXPECT_NE(run.find("<pre>schema_version: 1&#10;criteria: []&#10;</pre>"), std::string::npos);
+}
+
 TEST(ReportsHtml, NothingFromTheJournalBecomesMarkup) {
   JournalData j = test::make_journal();
   const std::string evil = "<script>alert(1)</script>";
