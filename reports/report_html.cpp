@@ -83,7 +83,7 @@ svg .pair.st-warn{stroke:#d4a72c;stroke-width:2.5}svg .pair.st-pass{stroke:var(-
 svg .pair:hover{stroke-width:5;stroke-opacity:1}svg .port{fill:#57606a}
 svg text{fill:var(--ink)}svg .hn{font-weight:700;font-size:14px}svg .hs{font-size:11px;fill:var(--muted)}
 svg .gl{font-size:11px;font-weight:600;fill:#424a53}svg .dl{font-size:12px;font-weight:600}svg .ds{font-size:10px;fill:#424a53}
-svg a .hn{fill:#0969da}
+svg a .hn{fill:#0969da}svg .miss{fill:var(--fail);font-weight:700}
 )CSS";
 
 // Collapse/expand every host at once, and open a host's section when a link points at it.

@@ -56,6 +56,7 @@ struct HostBox {
   std::vector<Group> groups;
   std::vector<std::vector<int>> islands;
   std::string note;
+  std::vector<int> missing_ranks;  // ranks of this host that never arrived (incomplete run)
   int x = 0, y = 0, w = 0, h = 0;
 };
 
@@ -123,6 +124,9 @@ HostBox host_box(std::size_t i, const Report& r) {
   b.section = &r.hosts[i];
   const std::string& host = b.section->host;
   b.topo = r.journal->topology.find(host);
+  if (const auto& inc = r.judgement->incomplete)
+    for (const auto& m : inc->missing_ranks)
+      if (m.host == host) b.missing_ranks.push_back(m.rank);
   std::set<std::string> drawn;
   std::map<int, std::size_t> numa_group;
   auto unplaced = [&]() -> Group& {
@@ -372,15 +376,20 @@ void draw_host(std::string& out, const HostBox& b, const VerdictIndex& ix) {
   const Marks* all = ix.host(host);
   open_place(out, "host", host, tone(own));
   title(out, tooltip(host + (b.note.empty() ? "" : "\n" + b.note), host, all));
-  rect(out, b.x, b.y, b.w, b.h, std::string("roll ") + tone_class(tone(all)), 8);
+  // A host whose ranks never arrived is outlined red whatever its verdicts say.
+  const Tone outline = b.missing_ranks.empty() ? tone(all) : Tone::fail;
+  rect(out, b.x, b.y, b.w, b.h, std::string("roll ") + tone_class(outline) + (b.missing_ranks.empty() ? "" : " dash"), 8);
   // The header band is the host's own verdicts (inventory, probe outcomes); the outline is the
   // worst verdict anywhere inside the host.
   rect(out, b.x + 1, b.y + 1, b.w - 2, kHostHead - 6, std::string("hh ") + tone_class(tone(own)), 7);
   out += "<a href=\"#" + host_anchor(b.index) + "\">";
   text(out, b.x + kHostPad, b.y + 16, "hn", host);
   out += "</a>";
-  std::string line = "ranks " + report_text::rank_list(b.section->ranks) + " · " + b.note;
-  text(out, b.x + kHostPad, b.y + 29, "hs", line);
+  out += "<text x=\"" + num(b.x + kHostPad) + "\" y=\"" + num(b.y + 29) + "\" class=\"hs\">";
+  if (!b.missing_ranks.empty())
+    out += "<tspan class=\"miss\">never arrived: rank " + report_text::rank_list(b.missing_ranks) + "</tspan> · ";
+  esc(out, "ranks " + report_text::rank_list(b.section->ranks) + " · " + b.note);
+  out += "</text>";
   out += "</g>";
   for (const auto& g : b.groups) draw_group(out, g, b, b.x + kHostPad + g.dx, b.y + kHostHead + g.dy, ix);
   if (b.groups.empty()) text(out, b.x + kHostPad, b.y + kHostHead + 10, "ds", "no topology recorded for this host");

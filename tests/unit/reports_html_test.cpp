@@ -80,6 +80,12 @@ TEST(ReportsHtml, IncompleteSectionNamesProbeRanksAndHosts) {
   EXPECT_NE(inc.find("<td class=\"n\">3<td>node10<td><span class=\"chip st-fail\">missing"), std::string::npos) << inc;
   EXPECT_NE(inc.find("Detected by rank 0"), std::string::npos);
   EXPECT_LT(html.find("id=\"incomplete\""), html.find("id=\"failing\""));
+  // the host whose rank never arrived says so in the picture and is outlined red
+  auto node10 = html.find("data-place=\"node10\"");
+  ASSERT_NE(node10, std::string::npos);
+  std::string box = html.substr(node10, html.find("</g>", node10) - node10);
+  EXPECT_NE(box.find("<rect class=\"roll st-fail dash\""), std::string::npos) << box;
+  EXPECT_NE(box.find("<tspan class=\"miss\">never arrived: rank 3</tspan>"), std::string::npos) << box;
   g.incomplete.reset();
   EXPECT_EQ(html_of(g).find("id=\"incomplete\""), std::string::npos);
 }
