@@ -118,7 +118,8 @@ class P2pProbe final : public Probe {
       for (auto [src, dst] : {std::pair{a, b}, std::pair{b, a}}) {
         for (const auto& m : measures) {
           const int slot = round_slot * 2 * static_cast<int>(measures.size()) + mi++;
-          const bool mine = ctx.rank == src, peer = mine ? dst : src;
+          const bool mine = ctx.rank == src;
+          const int peer = mine ? dst : src;
           Record rec;
           if (m.test == Test::latency) {
             auto r = ex.latency(peer, mine, m.size, slot, lim);

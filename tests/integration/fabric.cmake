@@ -1,0 +1,5 @@
+# Fabric (issue 3): the p2p probe and its culprit analysis on fake hosts. Fake hosts share
+# namespaces and all the cores: SERIAL. nfq_delay (the delay helper) is built by `all`.
+ga_integration_test(fabric_p2p_clean fabric_p2p_clean.sh TIMEOUT 300 SERIAL)
+ga_integration_test(fabric_p2p_host_faults fabric_p2p_host_faults.sh TIMEOUT 400 SERIAL)
+ga_integration_test(fabric_p2p_link_faults fabric_p2p_link_faults.sh TIMEOUT 300 SERIAL)

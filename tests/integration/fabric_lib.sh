@@ -1,0 +1,40 @@
+# Shared by the fabric fake-host tests: run the p2p-only suite on N fake hosts and read the
+# report. Source after lib.sh.
+GA_P2P_SUITE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../data/fabric" && pwd)/suite-p2p-only.yaml"
+
+# p2p_run NAME [N]: runs the suite on ga-h1..ga-hN (default 4); the report lands in $GA_TMP/NAME.
+# Prints the exit code (0 PASS, 1 FAIL, 3 INCOMPLETE).
+p2p_run() {
+  local name=$1 n=${2:-4} rc
+  # shellcheck disable=SC2046
+  timeout 240 mpirun -np "$n" --host "$(fake hosts "$n")" $(fake_mpirun_opts) "$GA_BIN" \
+    --suite "$GA_P2P_SUITE" --out "$GA_TMP/$name" --probe-timeout 120 >"$GA_TMP/$name.log" 2>&1
+  rc=$?
+  echo "$rc"
+}
+
+# The places of every verdict that fails the run, sorted, one line, comma-separated.
+failing_places() {
+  jq -r '[.verdicts[] | select(.severity == "error" and (.status == "fail" or .status == "missing" or .status == "error"))
+          | .place] | unique | join(",")' "$1/report.json"
+}
+
+# The reasons of the failing verdicts at PLACE, one per line.
+failing_reasons() {
+  jq -r --arg p "$2" '.verdicts[] | select(.place == $p and .severity == "error" and .status == "fail") | .reason' \
+    "$1/report.json"
+}
+
+# `gpuaccept judge DIR` must give the live run's verdicts (the analysis is a pure function).
+same_when_rejudged() {
+  local dir=$1
+  cp -r "$dir" "$dir.rejudged"
+  "$GA_BIN" judge "$dir.rejudged" >/dev/null 2>&1
+  diff <(jq -c '.verdicts' "$dir/report.json") <(jq -c '.verdicts' "$dir.rejudged/report.json") >/dev/null
+}
+
+# The cluster's median bandwidth at 4 MiB in bits per second, from a report (for "a tenth of it").
+median_bw_bits() {
+  jq -r '[.metrics[] | select(.metric == "p2p.bw_median" and .params.size == 4194304) | .value][0] * 8 | floor' \
+    "$1/report.json"
+}

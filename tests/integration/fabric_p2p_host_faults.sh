@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One bad host at a time (a 2 ms +- 1 ms delay, a tenth of the bandwidth, 5% packet loss): the
+# report fails and names that host, and no other host or pair.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/fabric_lib.sh"
+fake_up 4
+rc=$(p2p_run base)
+bits=$(median_bw_bits "$GA_TMP/base")
+check "baseline run passes (exit $rc) and measured a bandwidth ($bits bit/s)" [ "$rc" = 0 ] && [ "${bits:-0}" -gt 0 ]
+tenth=$((bits / 10))
+
+expect_host() {  # expect_host NAME HOST: the run failed and blamed exactly HOST
+  local dir=$GA_TMP/$1 rc=$2 host=$3 places
+  places=$(failing_places "$dir")
+  check "$1: the run fails (exit $rc)" [ "$rc" = 1 ]
+  check "$1: failing places are exactly $host (got: $places)" [ "$places" = "$host" ]
+  check "$1: the reason names the suspect with evidence" \
+    grep -q "suspect $host .*evidence against the cluster median" <(failing_reasons "$dir" "$host")
+}
+
+fake_up 4
+fake delay ga-h2 2 1
+rc=$(p2p_run delay)
+expect_host delay "$rc" ga-h2
+check "delay: offline judge gives the live verdicts" same_when_rejudged "$GA_TMP/delay"
+
+fake_up 4
+fake rate ga-h3 "${tenth}bit"
+rc=$(p2p_run rate)
+expect_host rate "$rc" ga-h3
+check "rate: the bandwidth verdict says sending" grep -q "suspect ga-h3 (bw, sending)" <(failing_reasons "$GA_TMP/rate" ga-h3)
+
+fake_up 4
+fake loss ga-h4 5
+rc=$(p2p_run loss)
+expect_host loss "$rc" ga-h4
+finish
