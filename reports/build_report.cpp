@@ -288,13 +288,18 @@ Report build_report(const JournalData& journal, const Judgement& judgement) {
   for (auto& s : r.hosts) index_rows(s);
   index_rows(r.cluster);
 
-  // A verdict names its metric and place but not the params; when several rows share both
-  // (a sweep over sizes), the row judged is the one whose value the verdict carries.
+  // When several rows share metric and place (a sweep over sizes), the verdict's params pick
+  // the row it judged; a verdict without params (older journals' judgements) falls back to
+  // the row whose value it carries.
   for (const auto& v : judgement.verdicts) {
     std::vector<PlacedMetric*> targets;
     if (auto it = rows_by_key.find(metric_key(v.metric, v.place)); it != rows_by_key.end()) {
       if (it->second.size() == 1) {
         targets = it->second;
+      } else if (!v.params.empty()) {
+        for (auto* row : it->second)
+          if (row->metric->params == v.params) targets.push_back(row);
+        if (targets.size() > 1) targets.clear();
       } else {
         for (auto* row : it->second) {
           const Metric& m = *row->metric;

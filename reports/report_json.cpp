@@ -57,6 +57,8 @@ json verdict_json(const Verdict& v) {
               {"metric", v.metric},
               {"severity", to_string(v.severity)}};
   if (v.text) out["text"] = *v.text;  // only text metrics have one
+  // Two verdicts on one place differ by their sample params (size, direction, in place).
+  if (!v.params.empty()) out["params"] = finite(v.params);
   return out;
 }
 

@@ -65,7 +65,7 @@ TEST(ReportsJson, HasEveryRequiredKey) {
 
 TEST(ReportsJson, VerdictsHaveExactlyTheSchemaKeys) {
   const std::set<std::string> required{"criterion", "place", "status", "value", "unit", "bounds", "reference", "reason"};
-  const std::set<std::string> optional{"metric", "severity", "text"};
+  const std::set<std::string> optional{"metric", "severity", "text", "params"};
   json doc = report_json();
   ASSERT_EQ(doc["verdicts"].size(), 7u);
   for (const auto& v : doc["verdicts"]) {
