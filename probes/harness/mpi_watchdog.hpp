@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "probes/harness/phase_watch.hpp"
 #include "probes/journal.hpp"
 
 namespace ga {
@@ -36,17 +37,17 @@ struct WatchdogHooks {
   std::function<void(const std::string& phase, double seconds)> on_local_timeout;
 };
 
-class Watchdog {
+class Watchdog final : public PhaseWatch {
  public:
   // Collective over world (duplicates it).
   Watchdog(MPI_Comm world, std::vector<std::string> rank_hosts, WatchdogHooks hooks, WatchdogOptions opt = {});
-  ~Watchdog();
+  ~Watchdog() override;
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
-  void arm(const std::string& phase, double seconds);
-  void stage(const char* what);        // what the main thread is doing now, for pong answers
-  void disarm();
+  void arm(const std::string& phase, double seconds) override;
+  void stage(const char* what) override;  // what the main thread is doing now, for pong answers
+  void disarm() override;
   // Frees the control communicator; later phases can only be timed out locally. Collective.
   void release_mpi();
   void arm_local(const std::string& phase, double seconds);

@@ -1,0 +1,200 @@
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "app/host_identity.hpp"
+#include "app/run_support.hpp"
+#include "probes/inventory/versions.hpp"
+#include "slurm/slurm_env.hpp"
+#include "topology/topology.hpp"
+
+namespace ga::app::run {
+
+namespace fs = std::filesystem;
+
+int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in, const RunOptions& o,
+              const Layout& layout, const std::string& host, const std::string& sysfs_root) {
+  const int rank = world.rank();
+  int exit_code = kExitIncomplete;
+  auto set_phase = [&](const std::string& p) {
+    std::lock_guard lk(state.mu);
+    state.phase = p;
+  };
+  watch.arm("startup", o.probe_timeout_s);
+  // The run directory: rank 0 names and creates it; everyone learns the absolute path.
+  std::string dir_msg;
+  if (rank == 0) {
+    try {
+      fs::path d = o.out.empty() ? fs::path(default_out_dir()) : fs::path(o.out);
+      fs::create_directories(d);
+      if (fs::exists(d / "samples.jsonl")) throw std::runtime_error(d.string() + " already holds a run (samples.jsonl); choose another --out");
+      dir_msg = "ok\n" + fs::absolute(d).lexically_normal().string();
+    } catch (const std::exception& e) {
+      dir_msg = std::string("error\n") + e.what();
+    }
+  }
+  dir_msg = world.broadcast(dir_msg, 0);
+  if (dir_msg.rfind("error\n", 0) == 0) {
+    if (rank == 0) std::fprintf(stderr, "gpuaccept: cannot create the report directory: %s\n", dir_msg.c_str() + 6);
+    watch.disarm();
+    exit_code = kExitUsage;
+  } else {
+    const std::string dir = dir_msg.substr(3);
+    const std::string journal_path = (fs::path(dir) / "samples.jsonl").string();
+
+    const auto cluster = gather_topology(world, layout, host, sysfs_root);
+    const topo::HostTopology* my_host = cluster.find(host);
+    topo::HostTopology fallback;
+    if (!my_host) {
+      fallback.hostname = host;
+      fallback.source = "error: no topology gathered for this host";
+      my_host = &fallback;
+    }
+
+    std::unique_ptr<JournalWriter> journal;
+    if (rank == 0) {
+      journal = std::make_unique<JournalWriter>(journal_path);
+      nlohmann::json ranks = nlohmann::json::array();
+      for (int r = 0; r < world.size(); ++r) {
+        const auto& h = layout.rank_hosts[static_cast<std::size_t>(r)];
+        int local = 0;
+        for (int q = 0; q < r; ++q)
+          if (layout.rank_hosts[static_cast<std::size_t>(q)] == h) ++local;
+        ranks.push_back({{"rank", r}, {"host", h}, {"local_rank", local}, {"pid", layout.pids[static_cast<std::size_t>(r)]}});
+      }
+      const auto v = discover_versions();
+      nlohmann::json versions = v.version;
+      versions["gpuaccept"] =
+#ifdef GA_VERSION
+          GA_VERSION;
+#else
+          "0.1.0";
+#endif
+      journal->append({{"type", "run_start"},
+                       {"schema_version", kJournalSchemaVersion},
+                       {"started", iso_now()},
+                       {"argv", o.argv},
+                       {"ranks", ranks},
+                       {"hosts", layout.hosts},
+                       {"versions", versions},
+                       {"slurm", slurm::capture_job()},
+                       {"suite", in.suite.to_json()},
+                       {"probe_timeout_s", o.probe_timeout_s},
+                       {"criteria", {{"source", in.criteria_source}, {"text", in.criteria_text}}},
+                       {"expected_topology", in.expected ? topo::to_json(*in.expected) : nlohmann::json(nullptr)}});
+      for (const auto& h : cluster.hosts) journal->append({{"type", "topology"}, {"host", h.hostname}, {"topology", topo::to_json(h)}});
+      journal->flush();
+      progress(rank, "run " + dir + ": " + std::to_string(world.size()) + " ranks on " +
+                         std::to_string(layout.hosts.size()) + " hosts, suite " + in.suite.name);
+    }
+    {
+      std::lock_guard lk(state.mu);
+      state.dir = dir;
+      state.journal_path = journal_path;
+    }
+    watch.disarm();
+
+    ProbeRegistry registry;
+    register_builtin_probes(registry);
+    const std::size_t nprobes = in.suite.probes.size();
+    for (std::size_t pi = 0; pi < nprobes; ++pi) {
+      const auto& sp = in.suite.probes[pi];
+      Probe* probe = registry.find(sp.name);
+      watch.arm(sp.name, o.probe_timeout_s);
+      set_phase(sp.name);
+      const auto t0 = std::chrono::steady_clock::now();
+      if (rank == 0) {
+        journal->append({{"type", "probe_begin"}, {"probe", sp.name}, {"time", iso_now()}, {"deadline_s", o.probe_timeout_s}});
+        journal->flush();
+        progress(rank, "probe " + sp.name + " (" + std::to_string(pi + 1) + "/" + std::to_string(nprobes) + ")");
+      }
+      world.barrier();
+      ProbeContext ctx{world, cluster, *my_host, host};
+      ctx.rank = rank;
+      ctx.size = world.size();
+      ctx.local_rank = layout.local_rank;
+      ctx.local_size = layout.local_size;
+      ctx.host_index = layout.host_index;
+      ctx.host_count = static_cast<int>(layout.hosts.size());
+      ctx.rank_hosts = layout.rank_hosts;
+      ctx.params = sp.params;
+      ctx.sysfs_root = sysfs_root;
+      ctx.run_dir = dir;
+      ctx.shared_dir = o.shared_dir.empty() ? dir : fs::absolute(o.shared_dir).string();
+      ctx.self_argv = o.argv;
+      ctx.deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(o.probe_timeout_s));
+      CollectingSink sink(sp.name, rank);
+      Outcome outcome;
+      if (probe->info().needs.multi_host && layout.hosts.size() < 2) {
+        outcome = Outcome::skipped("needs 2 or more hosts; this run has 1");
+      } else {
+        try {
+          outcome = probe->run(ctx, sink);
+        } catch (const std::exception& e) {
+          outcome = Outcome::failed(e.what());
+        }
+      }
+      watch.stage("sending results");
+      nlohmann::json mine = {{"outcome", {{"status", to_string(outcome.status)}, {"reason", outcome.reason}}},
+                             {"samples", nlohmann::json::array()}};
+      for (const auto& s : sink.samples) mine["samples"].push_back(to_json(s));
+      auto parts = world.gather(mine.dump(), 0);
+      if (rank == 0) {
+        std::map<std::string, int> counts;
+        for (int r = 0; r < world.size(); ++r) {
+          auto j = nlohmann::json::parse(parts[static_cast<std::size_t>(r)]);
+          for (auto& s : j["samples"]) {
+            s["type"] = "sample";
+            journal->append(s);
+          }
+          journal->append({{"type", "outcome"}, {"probe", sp.name}, {"rank", r},
+                           {"host", layout.rank_hosts[static_cast<std::size_t>(r)]},
+                           {"status", j["outcome"]["status"]}, {"reason", j["outcome"]["reason"]}});
+          counts[j["outcome"]["status"].get<std::string>()]++;
+        }
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        journal->append({{"type", "probe_end"}, {"probe", sp.name}, {"time", iso_now()}, {"elapsed_s", elapsed}});
+        journal->flush();
+        std::ostringstream msg;
+        msg << "probe " << sp.name << " done in " << std::fixed;
+        msg.precision(1);
+        msg << elapsed << " s:";
+        for (const auto& [st, n] : counts) msg << " " << n << " " << st;
+        progress(rank, msg.str());
+      }
+      // Everyone leaves the probe together: a gather completes early on non-root ranks, and a
+      // hang must be reported against the probe it happened in, not the next one.
+      world.barrier();
+      watch.disarm();
+    }
+
+    watch.arm("shutdown", o.probe_timeout_s);
+    set_phase("shutdown");
+    world.barrier();
+    std::string code = "3";
+    if (rank == 0) {
+      journal->append({{"type", "run_end"}, {"time", iso_now()}});
+      journal->flush();
+      journal.reset();
+      try {
+        auto r = judge_directory(dir, "");
+        code = std::to_string(r.exit_code);
+        std::printf("gpuaccept: %s\ngpuaccept: report %s\n", r.summary_line.c_str(),
+                    (fs::path(dir) / "report.md").c_str());
+        std::fflush(stdout);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpuaccept: judging failed: %s\n", e.what());
+        code = std::to_string(kExitUsage);
+      }
+    }
+    code = world.broadcast(code, 0);
+    exit_code = std::stoi(code);
+    watch.disarm();
+  }
+  return exit_code;
+}
+
+}  // namespace ga::app::run

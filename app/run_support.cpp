@@ -1,0 +1,173 @@
+#include "app/run_support.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "app/commands.hpp"
+#include "probes/harness/process_state.hpp"
+#include "suites/criteria.hpp"
+#include "topology/topology.hpp"
+
+namespace ga::app::run {
+
+namespace fs = std::filesystem;
+
+std::string iso_now() {
+  auto t = std::chrono::system_clock::now();
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string default_out_dir() {
+  std::time_t tt = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&tt, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "gpuaccept-report-%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+
+// After SIGTERM (mpirun ends the job because a rank died), Open MPI sends SIGKILL one second
+// later. Rank 0 waits for the other survivors' signal records only as long as it must: until
+// every rank has written one or is visibly dead on this host, at most half a second.
+void wait_for_survivor_records(const std::string& journal, const std::vector<std::string>& rank_hosts,
+                               const std::vector<long>& pids, const std::string& host) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  while (std::chrono::steady_clock::now() < until) {
+    std::vector<bool> accounted(rank_hosts.size(), false);
+    std::ifstream in(journal);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("\"type\":\"signal\"") == std::string::npos) continue;
+      try {
+        auto r = nlohmann::json::parse(line).value("rank", -1);
+        if (r >= 0 && static_cast<std::size_t>(r) < accounted.size()) accounted[static_cast<std::size_t>(r)] = true;
+      } catch (const std::exception&) {
+      }
+    }
+    bool all = true;
+    for (std::size_t r = 0; r < rank_hosts.size() && all; ++r)
+      if (!accounted[r] && !(rank_hosts[r] == host && process_state(pids[r]) != ProcState::running)) all = false;
+    if (all) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+
+
+void progress(int rank, const std::string& msg) {
+  if (rank == 0) std::fprintf(stderr, "[gpuaccept] %s\n", msg.c_str());
+}
+
+
+Layout make_layout(Comm& world, const std::string& host) {
+  Layout l;
+  auto all = world.allgather(host + "\t" + std::to_string(::getpid()));
+  for (const auto& e : all) {
+    auto tab = e.find('\t');
+    l.rank_hosts.push_back(e.substr(0, tab));
+    l.pids.push_back(std::stol(e.substr(tab + 1)));
+  }
+  for (int r = 0; r < world.size(); ++r) {
+    const auto& h = l.rank_hosts[static_cast<std::size_t>(r)];
+    if (std::find(l.hosts.begin(), l.hosts.end(), h) == l.hosts.end()) l.hosts.push_back(h);
+    if (h == host) {
+      if (r < world.rank()) ++l.local_rank;
+      ++l.local_size;
+    }
+  }
+  l.host_index = static_cast<int>(std::find(l.hosts.begin(), l.hosts.end(), host) - l.hosts.begin());
+  return l;
+}
+
+// Each host's first rank discovers its topology; rank 0 assembles the cluster's and shares it.
+topo::ClusterTopology gather_topology(Comm& world, const Layout& l, const std::string& host, const std::string& sysfs_root) {
+  std::string mine;
+  if (l.local_rank == 0) {
+    nlohmann::json j;
+    try {
+      j = topo::to_json(topo::discover_local(host, sysfs_root));
+    } catch (const std::exception& e) {
+      topo::HostTopology h;
+      h.hostname = host;
+      h.source = std::string("error: ") + e.what();
+      j = topo::to_json(h);
+    }
+    mine = j.dump();
+  }
+  auto parts = world.gather(mine, 0);
+  std::string cluster;
+  if (world.rank() == 0) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& p : parts)
+      if (!p.empty()) arr.push_back(nlohmann::json::parse(p));
+    cluster = arr.dump();
+  }
+  cluster = world.broadcast(cluster, 0);
+  topo::ClusterTopology c;
+  for (const auto& h : nlohmann::json::parse(cluster)) c.hosts.push_back(topo::host_from_json(h));
+  return c;
+}
+
+nlohmann::json rank_refs_json(const std::vector<RankRef>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& r : v) a.push_back({{"rank", r.rank}, {"host", r.host}});
+  return a;
+}
+
+// Judge what is on disk and say so; used on every exit path that can still write.
+void judge_and_announce(const std::string& dir) {
+  try {
+    auto r = judge_directory(dir, "");
+    std::fprintf(stderr, "[gpuaccept] %s\n[gpuaccept] report %s\n", r.summary_line.c_str(),
+                 (fs::path(dir) / "report.md").c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[gpuaccept] could not write the report: %s\n", e.what());
+  }
+}
+
+Inputs load_inputs(const RunOptions& o) {
+  Inputs in;
+  in.suite = load_suite(o.suite);
+  for (const auto& a : o.overrides) apply_override(in.suite, a);
+  if (o.criteria.empty()) {
+    in.criteria_source = "builtin";
+    in.criteria_text = builtin_criteria_text();
+  } else {
+    in.criteria_source = o.criteria;
+    in.criteria_text = read_file(o.criteria);
+  }
+  (void)parse_criteria(in.criteria_text, in.criteria_source);  // fail now, not after the run
+  if (!o.expect_topology.empty()) in.expected = topo::load_topology_file(o.expect_topology);
+  ProbeRegistry reg;
+  register_builtin_probes(reg);
+  for (const auto& p : in.suite.probes)
+    if (!reg.find(p.name)) throw SuiteError(in.suite.source, 0, "unknown probe \"" + p.name + "\" (see gpuaccept list)");
+  return in;
+}
+
+void journal_incomplete(const std::string& dir, const IncompleteRecord& rec) {
+  append_record_once((fs::path(dir) / "samples.jsonl").string(),
+                     {{"type", "incomplete"}, {"probe", rec.probe}, {"reason", rec.reason},
+                      {"missing_ranks", rank_refs_json(rec.missing_ranks)},
+                      {"waiting_ranks", rank_refs_json(rec.waiting_ranks)}, {"detected_by", rec.detected_by}});
+}
+
+}  // namespace ga::app::run
