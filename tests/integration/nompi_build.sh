@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# gpuaccept builds without MPI (GPU hosts that have none, quick single-host checks) and runs
+# one process on one host to a judged report.
+source "$(dirname "$0")/lib.sh"
+b=$GA_BUILD_DIR/nompi
+cmake -S "$GA_SOURCE_DIR" -B "$b" -DGPUACCEPT_WITH_MPI=OFF -DGPUACCEPT_BUILD_TESTS=OFF -DGPUACCEPT_BUILD_BENCH=OFF \
+  >"$GA_TMP/configure.log" 2>&1
+check "configures without MPI" [ $? -eq 0 ]
+cmake --build "$b" -j2 --target gpuaccept >"$GA_TMP/build.log" 2>&1 || tail -30 "$GA_TMP/build.log" >&2
+check "builds without MPI" test -x "$b/app/gpuaccept"
+check "--version says no MPI" grep -q "MPI: no" <("$b/app/gpuaccept" --version)
+"$b/app/gpuaccept" run --suite quick --out "$GA_TMP/run" >"$GA_TMP/out" 2>&1
+rc=$?
+check "the quick suite passes in one process, exit $rc" [ "$rc" -eq 0 ]
+check "one rank in the report" [ "$(jqr "$GA_TMP/run/report.json" '.run.ranks | length')" = 1 ]
+check "no MPI version recorded" [ "$(jqr "$GA_TMP/run/report.json" .run.versions.mpi)" = none ]
+check "the probes that need MPI say so" grep -q "mpi" <(jqr "$GA_TMP/run/report.json" '.probes[].reason' ; "$b/app/gpuaccept" run --suite gpu --out "$GA_TMP/gpu" >/dev/null 2>&1; jqr "$GA_TMP/gpu/report.json" '.probes[] | select(.name=="mpi-coll") | .reason')
+finish
