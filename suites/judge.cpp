@@ -146,7 +146,17 @@ class CriterionJudge {
 
     BoundResolver resolver(facts_, selected);
     std::vector<Verdict> out;
-    for (const Metric* m : selected) out.push_back(evaluate(c, *m, resolver));
+    for (const Metric* m : selected) {
+      Verdict v = evaluate(c, *m, resolver);
+      // A probe may explain a value in params.reason ("STA_UNSYNC set, no time daemon"); a
+      // verdict that does not pass carries that explanation, so the report says why.
+      if (v.status != VerdictStatus::pass && v.status != VerdictStatus::skipped) {
+        auto it = m->params.find("reason");
+        if (it != m->params.end() && it->is_string() && !it->get<std::string>().empty())
+          v.reason += ": " + it->get<std::string>();
+      }
+      out.push_back(std::move(v));
+    }
     if (c.required != Required::no) absent_somewhere(c, name, selected, by_expected, out);
     return out;
   }

@@ -274,3 +274,27 @@ TEST(JudgeExpected, SkippedWithoutAnExpectedTopology) {
 
 }  // namespace
 }  // namespace ga
+
+// A probe's explanation (params.reason) reaches the reason of a verdict that does not pass,
+// and stays out of one that passes.
+TEST(JudgeReasons, ProbeExplanationEndsAFailingReason) {
+  using namespace ga::testing;
+  JournalBuilder b({"n1", "n2"});
+  b.sample("clock.synchronized", "n1", 0.0, "bool", {{"reason", "STA_UNSYNC set"}})
+      .sample("clock.synchronized", "n2", 1.0, "bool", {{"reason", "chrony: Normal"}})
+      .probe("clock");
+  auto g = ga::judge(b.build(), criteria(R"(
+  - name: clock.synchronized
+    metric: clock.synchronized
+    compare: equals
+    value: 1
+)"));
+  const auto* bad = verdict_at(g, "clock.synchronized", "n1");
+  const auto* good = verdict_at(g, "clock.synchronized", "n2");
+  ASSERT_NE(bad, nullptr);
+  ASSERT_NE(good, nullptr);
+  EXPECT_EQ(bad->status, ga::VerdictStatus::fail);
+  EXPECT_NE(bad->reason.find(": STA_UNSYNC set"), std::string::npos) << bad->reason;
+  EXPECT_EQ(good->status, ga::VerdictStatus::pass);
+  EXPECT_EQ(good->reason.find("chrony"), std::string::npos) << good->reason;
+}
