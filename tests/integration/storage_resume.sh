@@ -35,10 +35,6 @@ esac
 
 if [ "$where" = fake ]; then
   N=3
-  # ctest's RESOURCE_LOCK covers one ctest run only; this lock also keeps a second checkout's
-  # tests off the machine-wide fake hosts while these run.
-  exec 9>/run/gpuaccept-fakehosts.lock
-  flock -w 600 9 || { echo "fake hosts busy for 10 min" >&2; exit 1; }
   fake_up $N
   hosts=(ga-h1 ga-h2 ga-h3)
   fake_mpirun $N "${args[@]}" >"$GA_TMP/mpirun.log" 2>&1
