@@ -59,13 +59,28 @@ export GA_NFQ_DELAY="${GA_NFQ_DELAY:-${GA_BUILD_DIR:-}/tests/fakehosts/nfq_delay
 fake_up() {  # fake_up N: creates ga-h1..ga-hN and removes them when the test exits
   # One set of fake hosts per machine: a second test (another ctest run, another checkout)
   # waits here instead of tearing down the first one's namespaces.
+  # The lock is held by a helper process of its own: a descriptor in this shell would be
+  # inherited by mpirun's daemons, which can outlive the test and keep the lock.
   mkdir -p /run/gpuaccept-fakehosts
-  exec 9>/run/gpuaccept-fakehosts/lock
-  flock -w 900 9 || { echo "fake hosts busy for 15 minutes" >&2; exit 1; }
-  "$GA_FAKEHOSTS" up "$1" || { echo "cannot create fake hosts" >&2; exit 1; }
+  local marker=$GA_TMP/.fakehosts-locked i
+  flock -w 900 /run/gpuaccept-fakehosts/lock sh -c 'touch "$0"; exec sleep 3600' "$marker" </dev/null >/dev/null 2>&1 &
+  GA_FAKE_LOCK_PID=$!
   trap 'fake_down; cleanup_tmp' EXIT
+  for ((i = 0; i < 9100; i++)); do
+    [ -e "$marker" ] && break
+    kill -0 "$GA_FAKE_LOCK_PID" 2>/dev/null || { echo "fake hosts busy for 15 minutes" >&2; exit 1; }
+    sleep 0.1
+  done
+  "$GA_FAKEHOSTS" up "$1" || { echo "cannot create fake hosts" >&2; exit 1; }
 }
-fake_down() { "$GA_FAKEHOSTS" down >/dev/null 2>&1 || true; }
+fake_down() {
+  "$GA_FAKEHOSTS" down >/dev/null 2>&1 || true
+  if [ -n "${GA_FAKE_LOCK_PID:-}" ]; then
+    pkill -P "$GA_FAKE_LOCK_PID" 2>/dev/null  # the sleep that holds the lock
+    kill "$GA_FAKE_LOCK_PID" 2>/dev/null
+    GA_FAKE_LOCK_PID=
+  fi
+}
 fake() { "$GA_FAKEHOSTS" "$@"; }  # fake delay ga-h3 2 | fake rate ga-h2 100mbit | ...
 
 # mpirun options that reach the fake hosts: their own addresses only, TCP between them, and
