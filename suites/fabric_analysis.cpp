@@ -35,7 +35,8 @@ struct Group {
   std::map<std::pair<std::string, std::string>, Pair> directed;  // {src, dst}
 };
 
-bool lat(const Group& g) { return g.basis == "latency"; }
+// Latencies (the median and the tail): lower is better. Bandwidth: higher is better.
+bool lat(const Group& g) { return g.basis != "bw"; }
 
 // The better of two middle values: half the endpoints may be bad and it is still a good one's.
 double better_median(std::vector<double> v, bool lower_is_better) {
@@ -66,12 +67,16 @@ nlohmann::json derived_params(const Group& g, const std::string& direction) {
 std::map<std::string, Group> collect(const std::vector<Metric>& metrics) {
   std::map<std::string, Group> groups;
   for (const auto& m : metrics) {
-    std::string basis;
-    if (m.metric == "p2p.latency_p50") basis = "latency";
-    else if (m.metric == "p2p.bw") basis = "bw";
-    else if (m.metric == "p2p.completed" && m.value && *m.value == 0 && m.params.contains("test"))
-      basis = m.params["test"].is_string() ? m.params["test"].get<std::string>() : "";
-    if (basis != "latency" && basis != "bw") continue;
+    std::vector<std::string> bases;
+    if (m.metric == "p2p.latency_p50") bases = {"latency"};
+    else if (m.metric == "p2p.latency_p99") bases = {"latency_p99"};
+    else if (m.metric == "p2p.bw") bases = {"bw"};
+    else if (m.metric == "p2p.completed" && m.value && *m.value == 0 && m.params.contains("test")) {
+      const std::string t = m.params["test"].is_string() ? m.params["test"].get<std::string>() : "";
+      if (t == "latency") bases = {"latency", "latency_p99"};
+      if (t == "bw") bases = {"bw"};
+    }
+    if (bases.empty()) continue;
     if (m.metric != "p2p.completed" && !m.value) continue;
     const auto& p = m.params;
     if (!p.contains("direction") || !p["direction"].is_string() || !p.contains("size") ||
@@ -80,27 +85,37 @@ std::map<std::string, Group> collect(const std::vector<Metric>& metrics) {
     const std::string dir = p["direction"].get<std::string>();
     const auto arrow = dir.find("->");
     if (arrow == std::string::npos) continue;
-    Group proto;
-    proto.basis = basis;
-    proto.size = p["size"].get<long long>();
-    proto.path = p.contains("path") && p["path"].is_string() ? p["path"].get<std::string>() : "inter";
-    if (p.contains("rail") && p["rail"].is_number_integer()) proto.rail = p["rail"].get<long long>();
-    const std::string gk = basis + "|" + std::to_string(proto.size) + "|" + proto.path + "|" +
-                           (proto.rail ? std::to_string(*proto.rail) : "-");
-    auto& g = groups.try_emplace(gk, proto).first->second;
-    FabricObservation o;
-    o.src = dir.substr(0, arrow);
-    o.dst = dir.substr(arrow + 2);
-    o.pass_label = p.contains("pass") ? p["pass"].dump() : "1";
-    if (m.metric == "p2p.completed") {
-      o.value = basis == "latency" ? INFINITY : 0;
-      o.why = p.contains("why") && p["why"].is_string() ? p["why"].get<std::string>() : "did not complete";
-    } else {
-      o.value = *m.value;
+    for (const auto& basis : bases) {
+      Group proto;
+      proto.basis = basis;
+      proto.size = p["size"].get<long long>();
+      proto.path = p.contains("path") && p["path"].is_string() ? p["path"].get<std::string>() : "inter";
+      if (p.contains("rail") && p["rail"].is_number_integer()) proto.rail = p["rail"].get<long long>();
+      const std::string gk = basis + "|" + std::to_string(proto.size) + "|" + proto.path + "|" +
+                             (proto.rail ? std::to_string(*proto.rail) : "-");
+      auto& g = groups.try_emplace(gk, proto).first->second;
+      FabricObservation o;
+      o.src = dir.substr(0, arrow);
+      o.dst = dir.substr(arrow + 2);
+      o.pass_label = p.contains("pass") ? p["pass"].dump() : "1";
+      if (m.metric == "p2p.completed") {
+        o.value = basis == "bw" ? 0 : INFINITY;
+        o.why = p.contains("why") && p["why"].is_string() ? p["why"].get<std::string>() : "did not complete";
+      } else {
+        o.value = *m.value;
+      }
+      auto& pr = g.directed[{o.src, o.dst}];
+      pr.place = m.place;
+      pr.obs.push_back(std::move(o));
     }
-    auto& pr = g.directed[{o.src, o.dst}];
-    pr.place = m.place;
-    pr.obs.push_back(std::move(o));
+  }
+  // The tail comes from the same exchange as the median: without any measured p99 (an older
+  // journal, a hand-made one) the median's group already says what did not complete.
+  for (auto it = groups.begin(); it != groups.end();) {
+    bool measured = false;
+    for (const auto& [sd, pr] : it->second.directed)
+      for (const auto& o : pr.obs) measured = measured || o.why.empty();
+    it = it->second.basis == "latency_p99" && !measured ? groups.erase(it) : std::next(it);
   }
   return groups;
 }
@@ -176,7 +191,7 @@ void analyze_inter(const Group& g, Out& out) {
   // The cluster: the reference, and how many endpoints reached nobody at all.
   {
     Metric m;
-    m.metric = lat(g) ? "p2p.latency_median" : "p2p.bw_median";
+    m.metric = "p2p." + g.basis + "_median";
     m.place = place::cluster();
     m.params = {{"size", g.size}, {"path", g.path}};
     if (g.rail) m.params["rail"] = *g.rail;
@@ -210,6 +225,10 @@ void analyze_inter(const Group& g, Out& out) {
     for (const auto& [e, b] : best_out) host(e, "out", b);
     for (const auto& [e, b] : best_in) host(e, "in", b);
   }
+
+  // Tails are a property of the hosts (a lossy NIC delays some messages of every pair it is
+  // in, at random), not of links: a pair's own p99 is too noisy to blame a link on.
+  if (g.basis == "latency_p99") return;
 
   // Links: what is left after each end's own slowness is accounted for. Each measurement is
   // held against its ends as they were in the same pass (a host slow in the first pass and
@@ -272,8 +291,8 @@ FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics) {
   FabricAnalysis a;
   Out out{a};
   for (const auto& [k, g] : collect(metrics)) {
-    if (g.path == "intra") analyze_intra(g, out);
-    else analyze_inter(g, out);
+    if (g.path != "intra") analyze_inter(g, out);
+    else if (g.basis != "latency_p99") analyze_intra(g, out);
   }
   return a;
 }
@@ -343,12 +362,28 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
     } else {
       sure = "low (a single partner: the fault may be the other end)";
     }
+    const std::string basis_label = ev.basis == "latency_p99" ? "latency tail, p99" : ev.basis;
     const auto& dir = v.params.contains("direction") ? v.params["direction"].get<std::string>() : "";
     std::string what = link ? "suspect link " + v.place + " (" + dir + ", " + ev.basis + ")"
                             : v.metric == "p2p.intra_slowdown" ? "suspect path inside host " + place::host_of(v.place)
-                                                               : "suspect " + v.place + " (" + ev.basis +
+                                                               : "suspect " + v.place + " (" + basis_label +
                                                                      (dir == "both" ? "" : dir == "out" ? ", sending" : ", receiving") + ")";
     v.reason += "; " + what + ": " + list + "; sure: " + sure;
+  }
+  // "A slow pair between otherwise healthy hosts is a suspect link": a pair with a suspect
+  // end is that end's fault (a lossy host slows some of its pairs at random), so the link
+  // is not blamed. A bad link on a bad host hides behind the host until the host is fixed.
+  std::set<std::string> suspects;
+  for (const auto& v : verdicts)
+    if (v.metric == "p2p.host_slowdown" && v.fails_run()) suspects.insert(v.place);
+  for (auto& v : verdicts) {
+    if (v.metric != "p2p.link_slowdown" || v.status != VerdictStatus::fail) continue;
+    auto ends = place::split_pair(v.place);
+    if (!ends) continue;
+    std::string end = suspects.count(ends->first) ? ends->first : suspects.count(ends->second) ? ends->second : "";
+    if (end.empty()) continue;
+    v.status = VerdictStatus::skipped;
+    v.reason += "; not blamed on the link: its end " + end + " is a suspect host (see its verdict)";
   }
 }
 

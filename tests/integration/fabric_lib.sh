@@ -38,3 +38,10 @@ median_bw_bits() {
   jq -r '[.metrics[] | select(.metric == "p2p.bw_median" and .params.size == 4194304) | .value][0] * 8 | floor' \
     "$1/report.json"
 }
+
+# Between scenarios of one test: fresh hosts without faults. fake_up takes the machine-wide
+# lock once per test; calling it again would reopen the lock file and queue behind ourselves.
+# The lock's descriptor (9) is closed for fakehosts.sh so a fault helper it leaves running
+# (nfq_delay) does not hold the lock after the test.
+p2p_reset() { "$GA_FAKEHOSTS" up "${1:-4}" 9>&- || { echo "cannot re-create fake hosts" >&2; exit 1; }; }
+p2p_fault() { "$GA_FAKEHOSTS" "$@" 9>&- || { echo "cannot inject fault: $*" >&2; exit 1; }; }

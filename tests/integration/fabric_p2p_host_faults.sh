@@ -18,20 +18,20 @@ expect_host() {  # expect_host NAME HOST: the run failed and blamed exactly HOST
     grep -q "suspect $host .*evidence against the cluster median" <(failing_reasons "$dir" "$host")
 }
 
-fake_up 4
-fake delay ga-h2 2 1
+p2p_reset 4
+p2p_fault delay ga-h2 2 1
 rc=$(p2p_run delay)
 expect_host delay "$rc" ga-h2
 check "delay: offline judge gives the live verdicts" same_when_rejudged "$GA_TMP/delay"
 
-fake_up 4
-fake rate ga-h3 "${tenth}bit"
+p2p_reset 4
+p2p_fault rate ga-h3 "${tenth}bit"
 rc=$(p2p_run rate)
 expect_host rate "$rc" ga-h3
 check "rate: the bandwidth verdict says sending" grep -q "suspect ga-h3 (bw, sending)" <(failing_reasons "$GA_TMP/rate" ga-h3)
 
-fake_up 4
-fake loss ga-h4 5
+p2p_reset 4
+p2p_fault loss ga-h4 5
 rc=$(p2p_run loss)
 expect_host loss "$rc" ga-h4
 finish

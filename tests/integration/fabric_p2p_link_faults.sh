@@ -9,8 +9,8 @@ bits=$(median_bw_bits "$GA_TMP/base")
 check "baseline run passes (exit $rc) and measured a bandwidth ($bits bit/s)" [ "$rc" = 0 ] && [ "${bits:-0}" -gt 0 ]
 tenth=$((bits / 10))
 
-fake_up 4
-fake rate-pair ga-h2 ga-h3 "${tenth}bit"
+p2p_reset 4
+p2p_fault rate-pair ga-h2 ga-h3 "${tenth}bit"
 rc=$(p2p_run pair)
 places=$(failing_places "$GA_TMP/pair")
 check "pair: the run fails (exit $rc)" [ "$rc" = 1 ]
@@ -18,9 +18,9 @@ check "pair: failing places are exactly ga-h2~ga-h3 (got: $places)" [ "$places" 
 check "pair: the reason says the direction ga-h2->ga-h3" \
   grep -q "suspect link ga-h2~ga-h3 (ga-h2->ga-h3, bw)" <(failing_reasons "$GA_TMP/pair" ga-h2~ga-h3)
 
-fake_up 4
-fake rate ga-h1 "${tenth}bit"
-fake rate ga-h4 "${tenth}bit"
+p2p_reset 4
+p2p_fault rate ga-h1 "${tenth}bit"
+p2p_fault rate ga-h4 "${tenth}bit"
 rc=$(p2p_run two)
 places=$(failing_places "$GA_TMP/two")
 check "two hosts: the run fails (exit $rc)" [ "$rc" = 1 ]

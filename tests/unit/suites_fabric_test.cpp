@@ -171,3 +171,47 @@ TEST(FabricAnalysis, SameSuspectsOnEveryJudgement) {
   ASSERT_EQ(a.verdicts.size(), b.verdicts.size());
   for (std::size_t i = 0; i < a.verdicts.size(); ++i) EXPECT_EQ(a.verdicts[i].reason, b.verdicts[i].reason);
 }
+
+TEST(FabricAnalysis, LossyHostIsNamedByItsTailNotItsUnluckyPairs) {
+  // 5% loss: every pair of h4 has a retransmission in its p99; two of them were also unlucky
+  // in the median and the bandwidth. Only h4 is blamed.
+  auto names = hosts_n(4);
+  JournalBuilder jb(names);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) {
+      if (a == b) continue;
+      const std::string place = names[std::min(a, b)] + "~" + names[std::max(a, b)], dir = names[a] + "->" + names[b];
+      nlohmann::json lp = {{"direction", dir}, {"pass", 1}, {"path", "inter"}, {"size", 8}}, bp = lp;
+      bp["size"] = 4194304;
+      const bool lossy = a == 3 || b == 3, unlucky = (a == 3 && b == 2) || (a == 2 && b == 3);
+      jb.sample("p2p.latency_p50", place, unlucky ? 0.1 : 10e-6 * noise(a, b, 1), "s", lp);
+      jb.sample("p2p.latency_p99", place, lossy ? 0.1 : 40e-6 * noise(a, b, 1), "s", lp);
+      jb.sample("p2p.bw", place, unlucky ? 1.4e8 : 2e9 / noise(a, b, 1), "B/s", bp);
+    }
+  jb.probe("p2p");
+  auto j = judge(jb.build(), parse_criteria(builtin_criteria_text(), "builtin"));
+  EXPECT_EQ(failing(j), std::set<std::string>{"h4"});
+  const Verdict* v = failing_at(j, "h4");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->reason.find("latency tail"), std::string::npos) << v->reason;
+  bool link_explained = false;
+  for (const auto& x : j.verdicts)
+    if (x.place == "h3~h4" && x.status == VerdictStatus::skipped && x.reason.find("its end h4 is a suspect host") != std::string::npos)
+      link_explained = true;
+  EXPECT_TRUE(link_explained);
+}
+
+TEST(FabricAnalysis, SlowPathInsideOneHostNamesThatHost) {
+  auto names = hosts_n(3);
+  JournalBuilder jb(names);
+  for (int h = 0; h < 3; ++h)
+    for (auto [s, d] : {std::pair{0, 1}, std::pair{1, 0}}) {
+      const std::string place = names[h] + "/rank:0~" + names[h] + "/rank:1";
+      const std::string dir = names[h] + "/rank:" + std::to_string(s) + "->" + names[h] + "/rank:" + std::to_string(d);
+      nlohmann::json lp = {{"direction", dir}, {"pass", 1}, {"path", "intra"}, {"size", 8}};
+      jb.sample("p2p.latency_p50", place, (h == 1 ? 20 : 1) * 0.4e-6 * noise(h, s, 1), "s", lp);
+    }
+  jb.probe("p2p");
+  auto j = judge(jb.build(), parse_criteria(builtin_criteria_text(), "builtin"));
+  EXPECT_EQ(failing(j), std::set<std::string>{"h2/rank:0~h2/rank:1"});
+}
