@@ -60,8 +60,12 @@ struct PairExchange::Impl {
     return rbuf.get();
   }
 
-  // Spin (this is the measurement: the pair owns the moment) until all complete or `hard`.
-  bool wait_all(Pending& p, Clock::time_point hard) {
+  // Spin until all complete or `hard`: a round trip is the measurement, the pair owns the
+  // moment. A bandwidth window (`patient`) lasts milliseconds: after a short spin it naps 20 us
+  // between polls, far less than a socket buffer takes to drain, so the transfer does not
+  // stall, and the cores go to the other pairs of the round (on hosts that share cores, as
+  // fake hosts do, a spinning sender otherwise slows every other pair).
+  bool wait_all(Pending& p, Clock::time_point hard, bool patient = false) {
     int done = 0;
     for (unsigned spins = 0;; ++spins) {
       check(MPI_Testall(p.n, p.req, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
@@ -70,6 +74,7 @@ struct PairExchange::Impl {
         return true;
       }
       if ((spins & 63) == 0 && Clock::now() >= hard) return false;
+      if (patient && spins > 256) std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   }
 
@@ -211,7 +216,7 @@ BandwidthResult PairExchange::bandwidth(int peer, bool sender, std::size_t size,
         check(MPI_Isend(sbuf, n, MPI_BYTE, peer, m.tag(slot, kData), m.comm, &r), "MPI_Isend");
         p.add(r, false);
       }
-      if (!m.wait_all(p, hard)) {
+      if (!m.wait_all(p, hard, true)) {
         m.abandon(p);
         res.why = "window " + std::to_string(i) + " of " + std::to_string(w) + " x " + std::to_string(size) +
                   " B not acknowledged within " + std::to_string(lim.limit_s) + " s";
@@ -256,7 +261,7 @@ BandwidthResult PairExchange::bandwidth(int peer, bool sender, std::size_t size,
       p.n = 0;
       break;
     }
-    if (!m.wait_all(p, hard)) {
+    if (!m.wait_all(p, hard, true)) {
       m.abandon(p);
       res.why = "window " + std::to_string(ctrl) + " not received within " + std::to_string(lim.limit_s) + " s";
       return res;

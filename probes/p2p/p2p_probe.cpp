@@ -111,36 +111,38 @@ class P2pProbe final : public Probe {
     std::vector<Record> records;
     // Both ranks of a pair derive the same slot (the tag space of one measurement) from where
     // they are in the schedule, so a late message of one exchange never matches another.
-    auto measure_pair = [&](int a, int b, bool intra, int rail, int pass, int round_slot) {
+    // A round runs in phases: every pair does the same measurement in the same direction at
+    // once (latency A->B, bandwidth A->B, ..., then B->A), with a polite barrier between
+    // phases. So a latency is never measured while another pair's bandwidth traffic shares the
+    // switch (or, on fake hosts, the cores), and every bandwidth phase loads the fabric with all
+    // pairs at once, as a job does. Ranks without a pair take part in the barriers only.
+    const int phases = 2 * static_cast<int>(measures.size());
+    auto measure_pair = [&](int a, int b, bool intra, int rail, int pass, int round_slot, int phase) {
       const std::string na = ep.name(a, intra), nb = ep.name(b, intra);
-      const std::string place = place::pair(na, nb);
-      int mi = 0;
-      for (auto [src, dst] : {std::pair{a, b}, std::pair{b, a}}) {
-        for (const auto& m : measures) {
-          const int slot = round_slot * 2 * static_cast<int>(measures.size()) + mi++;
-          const bool mine = ctx.rank == src;
-          const int peer = mine ? dst : src;
-          Record rec;
-          if (m.test == Test::latency) {
-            auto r = ex.latency(peer, mine, m.size, slot, lim);
-            if (!mine) continue;
-            rec.completed = r.completed;
-            rec.why = r.why;
-            rec.lat = p2p::summarize_latency(std::move(r.one_way_s));
-          } else {
-            auto r = ex.bandwidth(peer, mine, m.size, slot, lim);
-            if (!mine) continue;
-            rec.completed = r.completed;
-            rec.why = r.why;
-            rec.bw = r.seconds > 0 ? r.bytes / r.seconds : 0;
-            rec.windows = r.windows;
-          }
-          rec.src = src, rec.dst = dst, rec.rail = rail, rec.pass = pass, rec.intra = intra, rec.m = m;
-          rec.place = place;
-          rec.direction = (src == a ? na : nb) + "->" + (src == a ? nb : na);
-          records.push_back(std::move(rec));
-        }
+      const int src = phase < phases / 2 ? a : b, dst = src == a ? b : a;
+      const auto& m = measures[static_cast<std::size_t>(phase % (phases / 2))];
+      const int slot = round_slot * phases + phase;
+      const bool mine = ctx.rank == src;
+      const int peer = mine ? dst : src;
+      Record rec;
+      if (m.test == Test::latency) {
+        auto r = ex.latency(peer, mine, m.size, slot, lim);
+        if (!mine) return;
+        rec.completed = r.completed;
+        rec.why = r.why;
+        rec.lat = p2p::summarize_latency(std::move(r.one_way_s));
+      } else {
+        auto r = ex.bandwidth(peer, mine, m.size, slot, lim);
+        if (!mine) return;
+        rec.completed = r.completed;
+        rec.why = r.why;
+        rec.bw = r.seconds > 0 ? r.bytes / r.seconds : 0;
+        rec.windows = r.windows;
       }
+      rec.src = src, rec.dst = dst, rec.rail = rail, rec.pass = pass, rec.intra = intra, rec.m = m;
+      rec.place = place::pair(na, nb);
+      rec.direction = (src == a ? na : nb) + "->" + (src == a ? nb : na);
+      records.push_back(std::move(rec));
     };
     auto end_round = [&](const std::string& what) -> std::optional<Outcome> {
       if (ex.barrier_politely(round_deadline)) return std::nullopt;
@@ -149,12 +151,18 @@ class P2pProbe final : public Probe {
 
     int round_slot = 0;
     for (int r = 0; r < plan.inter_rounds(); ++r, ++round_slot) {
-      if (auto p = plan.inter_pair_of(ctx.rank, r)) measure_pair(p->a, p->b, false, p->rail, 1, round_slot);
-      if (auto o = end_round("inter-host round " + std::to_string(r))) return *o;
+      const auto p = plan.inter_pair_of(ctx.rank, r);
+      for (int ph = 0; ph < phases; ++ph) {
+        if (p) measure_pair(p->a, p->b, false, p->rail, 1, round_slot, ph);
+        if (auto o = end_round("inter-host round " + std::to_string(r))) return *o;
+      }
     }
     for (int r = 0; r < plan.intra_rounds(); ++r, ++round_slot) {
-      if (auto p = plan.intra_pair_of(ctx.rank, r)) measure_pair(p->a, p->b, true, p->rail, 1, round_slot);
-      if (auto o = end_round("intra-host round " + std::to_string(r))) return *o;
+      const auto p = plan.intra_pair_of(ctx.rank, r);
+      for (int ph = 0; ph < phases; ++ph) {
+        if (p) measure_pair(p->a, p->b, true, p->rail, 1, round_slot, ph);
+        if (auto o = end_round("intra-host round " + std::to_string(r))) return *o;
+      }
     }
 
     if (reserve > 0) {
@@ -194,13 +202,18 @@ class P2pProbe final : public Probe {
       for (int r = 0; std::getline(lines, line); ++r, ++round_slot) {
         std::istringstream in(line);
         int a, b;
+        std::optional<std::pair<int, int>> mine;
         while (in >> a >> b) {
           if (ctx.rank != a && ctx.rank != b) continue;
           // Name the pair as the first pass did: the host seen first comes first.
           if (ep.host_index(b) < ep.host_index(a)) std::swap(a, b);
-          measure_pair(a, b, false, ep.rail_mode() ? ep.local(a) : 0, 2, round_slot);
+          mine = std::pair{a, b};
         }
-        if (auto o = end_round("re-test round " + std::to_string(r))) return *o;
+        for (int ph = 0; ph < phases; ++ph) {
+          if (mine) measure_pair(mine->first, mine->second, false, ep.rail_mode() ? ep.local(mine->first) : 0, 2,
+                                 round_slot, ph);
+          if (auto o = end_round("re-test round " + std::to_string(r))) return *o;
+        }
       }
     }
 
