@@ -76,7 +76,9 @@ delay() {
   local bin=${GA_NFQ_DELAY:-$HERE/nfq_delay}
   [ -x "$bin" ] || die "nfq_delay not built (set GA_NFQ_DELAY or build the nfq_delay target)"
   in_ns "$h" iptables -A OUTPUT -o eth0 -j NFQUEUE --queue-num "$q"
-  in_ns "$h" "$bin" "$q" "$ms" "$jitter" >"$STATE/nfq-$h.log" 2>&1 &
+  # nsenter execs the program, so $! is nfq_delay's own pid (a function in the background
+  # would give a subshell's).
+  nsenter --net="$(ns "$h")" "$bin" "$q" "$ms" "$jitter" >"$STATE/nfq-$h.log" 2>&1 &
   echo $! >"$STATE/nfq-$h.pid"
   # Wait until the queue is bound, or packets would be dropped meanwhile.
   for _ in $(seq 50); do grep -q bound "$STATE/nfq-$h.log" 2>/dev/null && return 0; sleep 0.1; done

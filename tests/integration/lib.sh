@@ -58,25 +58,31 @@ export GA_NFQ_DELAY="${GA_NFQ_DELAY:-${GA_BUILD_DIR:-}/tests/fakehosts/nfq_delay
 
 fake_up() {  # fake_up N: creates ga-h1..ga-hN and removes them when the test exits
   # One set of fake hosts per machine: a second test (another ctest run, another checkout)
-  # waits here instead of tearing down the first one's namespaces.
-  # The lock is held by a helper process of its own: a descriptor in this shell would be
-  # inherited by mpirun's daemons, which can outlive the test and keep the lock.
-  mkdir -p /run/gpuaccept-fakehosts
-  local marker=$GA_TMP/.fakehosts-locked i
-  flock -w 900 /run/gpuaccept-fakehosts/lock sh -c 'touch "$0"; exec sleep 3600' "$marker" </dev/null >/dev/null 2>&1 &
-  GA_FAKE_LOCK_PID=$!
-  trap 'fake_down; cleanup_tmp' EXIT
-  for ((i = 0; i < 9100; i++)); do
-    [ -e "$marker" ] && break
-    kill -0 "$GA_FAKE_LOCK_PID" 2>/dev/null || { echo "fake hosts busy for 15 minutes" >&2; exit 1; }
-    sleep 0.1
-  done
+  # waits here instead of tearing down the first one's namespaces. The lock is held by a
+  # helper process of its own (a descriptor in this shell would be inherited by mpirun's
+  # daemons, which can outlive the test), and that helper ends when this shell ends, however
+  # it ends (a ctest timeout's SIGKILL included). Calling fake_up again re-creates the hosts
+  # under the lock already held.
+  if [ -z "${GA_FAKE_LOCK_PID:-}" ]; then
+    mkdir -p /run/gpuaccept-fakehosts
+    local marker=$GA_TMP/.fakehosts-locked i
+    flock -w 900 /run/gpuaccept-fakehosts/lock \
+      sh -c 'touch "$0"; while kill -0 "$1" 2>/dev/null; do sleep 0.5; done' "$marker" "$$" \
+      </dev/null >/dev/null 2>&1 &
+    GA_FAKE_LOCK_PID=$!
+    trap 'fake_down; cleanup_tmp' EXIT
+    for ((i = 0; i < 9100; i++)); do
+      [ -e "$marker" ] && break
+      kill -0 "$GA_FAKE_LOCK_PID" 2>/dev/null || { echo "fake hosts busy for 15 minutes" >&2; exit 1; }
+      sleep 0.1
+    done
+  fi
   "$GA_FAKEHOSTS" up "$1" || { echo "cannot create fake hosts" >&2; exit 1; }
 }
 fake_down() {
   "$GA_FAKEHOSTS" down >/dev/null 2>&1 || true
   if [ -n "${GA_FAKE_LOCK_PID:-}" ]; then
-    pkill -P "$GA_FAKE_LOCK_PID" 2>/dev/null  # the sleep that holds the lock
+    pkill -P "$GA_FAKE_LOCK_PID" 2>/dev/null
     kill "$GA_FAKE_LOCK_PID" 2>/dev/null
     GA_FAKE_LOCK_PID=
   fi
