@@ -15,8 +15,10 @@ function(ga_integration_test name script)
     LABELS integration
     ENVIRONMENT "GA_BIN=$<TARGET_FILE:gpuaccept>;GA_FIXTURES=${GA_FIXTURES};GA_SOURCE_DIR=${PROJECT_SOURCE_DIR};GA_BUILD_DIR=${PROJECT_BINARY_DIR}")
   if(T_SERIAL)
-    # Fake hosts share one set of namespaces and all the machine's cores.
-    set_tests_properties(integration.${name} PROPERTIES RESOURCE_LOCK fakehosts)
+    # Fake hosts share one set of namespaces and all the machine's cores, and what they
+    # measure (latency, clock offsets) is what a neighbouring test's load would distort:
+    # such a test runs alone.
+    set_tests_properties(integration.${name} PROPERTIES RESOURCE_LOCK fakehosts RUN_SERIAL TRUE)
   endif()
 endfunction()
 
