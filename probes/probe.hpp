@@ -35,6 +35,14 @@ class SampleSink {
  public:
   virtual ~SampleSink() = default;
   virtual void emit(Sample s) = 0;
+  // Shorthands for the usual samples; the sink fills in probe and rank.
+  void value(std::string place, std::string metric, double v, std::string unit,
+             nlohmann::json params = nlohmann::json::object(), int iter = 0) {
+    emit(value_sample(std::move(place), std::move(metric), v, std::move(unit), std::move(params), iter));
+  }
+  void text(std::string place, std::string metric, std::string t, nlohmann::json params = nlohmann::json::object()) {
+    emit(text_sample(std::move(place), std::move(metric), std::move(t), std::move(params)));
+  }
 };
 
 struct ProbeContext {

@@ -2,7 +2,31 @@
 
 #include <stdexcept>
 
+#include "topology/units.hpp"
+
 namespace ga {
+
+Sample value_sample(std::string place, std::string metric, double v, std::string unit, nlohmann::json params,
+                    int iter) {
+  Sample s;
+  s.place = std::move(place);
+  s.metric = std::move(metric);
+  s.value = v;
+  s.unit = std::move(unit);
+  s.params = std::move(params);
+  s.iter = iter;
+  return s;
+}
+
+Sample text_sample(std::string place, std::string metric, std::string t, nlohmann::json params) {
+  Sample s;
+  s.place = std::move(place);
+  s.metric = std::move(metric);
+  s.text = std::move(t);
+  s.unit = unit::text;
+  s.params = std::move(params);
+  return s;
+}
 
 nlohmann::json to_json(const Sample& s) {
   nlohmann::json j = {{"probe", s.probe}, {"place", s.place}, {"metric", s.metric}, {"unit", s.unit},

@@ -19,6 +19,13 @@ struct Sample {
   int iter = 0;
 };
 
+// The two shapes every probe builds: a measured value, or an observed fact (unit "text").
+// probe and rank stay empty: the harness's sink stamps them (app/run_support.hpp).
+Sample value_sample(std::string place, std::string metric, double v, std::string unit,
+                    nlohmann::json params = nlohmann::json::object(), int iter = 0);
+Sample text_sample(std::string place, std::string metric, std::string t,
+                   nlohmann::json params = nlohmann::json::object());
+
 nlohmann::json to_json(const Sample&);
 Sample sample_from_json(const nlohmann::json&);  // throws std::runtime_error naming the bad field
 

@@ -151,51 +151,31 @@ class ClockProbe final : public Probe {
     if (!leader) return Outcome::ok();
 
     const auto host = place::host(ctx.hostname);
-    auto emit = [&](const std::string& where, const std::string& metric, double v, const char* u, nlohmann::json params) {
-      Sample s;
-      s.place = where;
-      s.metric = metric;
-      s.value = v;
-      s.unit = u;
-      s.params = std::move(params);
-      s.rank = ctx.rank;
-      out.emit(std::move(s));
-    };
-    auto emit_text = [&](const std::string& metric, const std::string& v, nlohmann::json params) {
-      Sample s;
-      s.place = host;
-      s.metric = metric;
-      s.text = v;
-      s.unit = unit::text;
-      s.params = std::move(params);
-      s.rank = ctx.rank;
-      out.emit(std::move(s));
-    };
 
     // The kernel and daemon view first: it does not depend on the offsets.
     const auto& w = view->witnesses;
     const auto verdict = clock::decide_synchronized(w);
-    emit(host, "clock.synchronized", verdict.synchronized ? 1 : 0, unit::boolean,
-         {{"reason", verdict.reason}, {"daemon", verdict.daemon}});
-    emit_text("clock.daemon", verdict.daemon, nlohmann::json::object());
+    out.value(host, "clock.synchronized", verdict.synchronized ? 1 : 0, unit::boolean,
+              {{"reason", verdict.reason}, {"daemon", verdict.daemon}});
+    out.text(host, "clock.daemon", verdict.daemon);
     if (w.kernel) {
       const nlohmann::json kp = {{"state", w.kernel->state_name()}, {"status", w.kernel->status_flags()}};
-      emit(host, "clock.kernel_synchronized", w.kernel->synchronized() ? 1 : 0, unit::boolean, kp);
-      emit(host, "clock.kernel_maxerror", w.kernel->maxerror, unit::seconds, kp);
-      emit(host, "clock.kernel_esterror", w.kernel->esterror, unit::seconds, kp);
+      out.value(host, "clock.kernel_synchronized", w.kernel->synchronized() ? 1 : 0, unit::boolean, kp);
+      out.value(host, "clock.kernel_maxerror", w.kernel->maxerror, unit::seconds, kp);
+      out.value(host, "clock.kernel_esterror", w.kernel->esterror, unit::seconds, kp);
     }
     if (w.chrony && w.chrony->system_offset) {
       nlohmann::json cp = {{"reference_id", w.chrony->reference_id}, {"reference", w.chrony->reference_name},
                            {"stratum", w.chrony->stratum}, {"leap_status", w.chrony->leap_status}};
       if (view->chrony_selected) cp["selected_source"] = view->chrony_selected->name;
       if (view->chrony_sources >= 0) cp["sources"] = view->chrony_sources;
-      emit(host, "clock.chrony_offset", *w.chrony->system_offset, unit::seconds, cp);
+      out.value(host, "clock.chrony_offset", *w.chrony->system_offset, unit::seconds, cp);
     }
     std::optional<bool> local_rtc;
     if (w.timedatectl_show) local_rtc = w.timedatectl_show->local_rtc;
     else if (w.timedatectl_status) local_rtc = w.timedatectl_status->rtc_in_local_tz;
-    if (local_rtc) emit(host, "clock.rtc_local_tz", *local_rtc ? 1 : 0, unit::boolean, nlohmann::json::object());
-    emit_text("clock.timezone", clock::host_time_zone(), nlohmann::json::object());
+    if (local_rtc) out.value(host, "clock.rtc_local_tz", *local_rtc ? 1 : 0, unit::boolean);
+    out.text(host, "clock.timezone", clock::host_time_zone());
 
     if (analysis.contains("error")) return Outcome::failed(analysis["error"].get<std::string>());
     const auto& hj = analysis["hosts"];
@@ -204,21 +184,21 @@ class ClockProbe final : public Probe {
     if (mine->contains("error")) return Outcome::failed((*mine)["error"].get<std::string>());
     const auto& m = *mine;
     const std::string ref_host = hosts.front();
-    emit(host, "clock.offset", m["offset"], unit::seconds,
-         {{"uncertainty", m["uncertainty"]}, {"low", m["low"]}, {"high", m["high"]},
-          {"to_reference", m["to_reference"]}, {"reference_host", ref_host}, {"rtt", m["rtt"]},
-          {"exchanges", m["exchanges"]}, {"rejected", m["rejected"]}, {"kept_spread", m["kept_spread"]}});
-    emit(host, "clock.offset_abs", m["abs_bound"], unit::seconds,
-         {{"offset", m["offset"]}, {"uncertainty", m["uncertainty"]}});
-    emit(host, "clock.offset_uncertainty", m["uncertainty"], unit::seconds, {{"rtt", m["rtt"]}});
+    out.value(host, "clock.offset", m["offset"], unit::seconds,
+              {{"uncertainty", m["uncertainty"]}, {"low", m["low"]}, {"high", m["high"]},
+               {"to_reference", m["to_reference"]}, {"reference_host", ref_host}, {"rtt", m["rtt"]},
+               {"exchanges", m["exchanges"]}, {"rejected", m["rejected"]}, {"kept_spread", m["kept_spread"]}});
+    out.value(host, "clock.offset_abs", m["abs_bound"], unit::seconds,
+              {{"offset", m["offset"]}, {"uncertainty", m["uncertainty"]}});
+    out.value(host, "clock.offset_uncertainty", m["uncertainty"], unit::seconds, {{"rtt", m["rtt"]}});
     if (m.contains("drift_ppm"))
-      emit(host, "clock.drift_ppm", m["drift_ppm"], kPpm,
-           {{"uncertainty_ppm", m["drift_uncertainty_ppm"]}, {"interval", m["drift_interval"]}});
+      out.value(host, "clock.drift_ppm", m["drift_ppm"], kPpm,
+                {{"uncertainty_ppm", m["drift_uncertainty_ppm"]}, {"interval", m["drift_interval"]}});
     if (ctx.rank == 0) {
       const auto& s = analysis["skew"];
-      emit(place::cluster(), "clock.max_skew", s["value"], unit::seconds,
-           {{"uncertainty", s["uncertainty"]}, {"fast_host", s["fast"]}, {"slow_host", s["slow"]},
-            {"hosts", s["hosts_measured"]}});
+      out.value(place::cluster(), "clock.max_skew", s["value"], unit::seconds,
+                {{"uncertainty", s["uncertainty"]}, {"fast_host", s["fast"]}, {"slow_host", s["slow"]},
+                 {"hosts", s["hosts_measured"]}});
     }
     return Outcome::ok();
   }

@@ -93,41 +93,11 @@ std::optional<int> expected_nvlinks(const topo::HostTopology& h, int index) {
   return switched ? most : sum;
 }
 
-class Emitter {
- public:
-  Emitter(SampleSink& out, int rank) : out_(out), rank_(rank) {}
-  void num(const std::string& place, const std::string& metric, double v, const std::string& unit,
-           nlohmann::json params = nlohmann::json::object(), int iter = 0) {
-    Sample s;
-    s.place = place;
-    s.metric = metric;
-    s.value = v;
-    s.unit = unit;
-    s.params = std::move(params);
-    s.rank = rank_;
-    s.iter = iter;
-    out_.emit(std::move(s));
-  }
-  void txt(const std::string& place, const std::string& metric, const std::string& v,
-           nlohmann::json params = nlohmann::json::object()) {
-    Sample s;
-    s.place = place;
-    s.metric = metric;
-    s.text = v;
-    s.unit = unit::text;
-    s.params = std::move(params);
-    s.rank = rank_;
-    out_.emit(std::move(s));
-  }
-  void series(const std::string& place, const std::string& metric, const std::vector<double>& vals,
-              const std::string& unit, const nlohmann::json& params) {
-    for (std::size_t i = 0; i < vals.size(); ++i) num(place, metric, vals[i], unit, params, static_cast<int>(i));
-  }
-
- private:
-  SampleSink& out_;
-  int rank_;
-};
+// One sample per timed repetition, iter numbering them, so the judge sees the spread.
+void emit_series(SampleSink& out, const std::string& place, const std::string& metric, const std::vector<double>& vals,
+                 const std::string& unit, const nlohmann::json& params) {
+                 for (std::size_t i = 0; i < vals.size(); ++i) out.value(place, metric, vals[i], unit, params, static_cast<int>(i));
+}
 
 class GpuProbe final : public Probe {
  public:
@@ -189,16 +159,15 @@ class GpuProbe final : public Probe {
     access_ = std::make_unique<GpuAccess>(open_gpus(on_bus, paths_, opt));
     if (access_->stop) return *access_->stop;
 
-    Emitter em(out, ctx.rank);
     std::vector<std::string> problems, notes = access_->notes;
     if (!access_->failure.empty()) problems.push_back(access_->failure);
     Nvml nvml(paths_.nvml);
     if (!nvml.ok()) problems.push_back("NVML unusable, so ECC, row remapping, NVLink, PCIe link, clocks, temperature, "
                                        "power and throttle readings are absent: " + nvml.error());
     if (ctx.local_rank == 0) {
-      em.txt(place::host(ctx.hostname), "gpu.cuda_driver", cuda_version_text(access_->driver_version),
-             {{"library", access_->driver->path()}});
-      if (nvml.ok()) em.txt(place::host(ctx.hostname), "gpu.nvidia_driver", nvml.driver_version());
+      out.text(place::host(ctx.hostname), "gpu.cuda_driver", cuda_version_text(access_->driver_version),
+               {{"library", access_->driver->path()}});
+      if (nvml.ok()) out.text(place::host(ctx.hostname), "gpu.nvidia_driver", nvml.driver_version());
     }
     std::unique_ptr<Cublas> cublas;
     if (params_.gemm) {
@@ -224,7 +193,7 @@ class GpuProbe final : public Probe {
     for (std::size_t pos : assignment[me]) {
       const auto& g = access_->gpus[pos];
       try {
-        measure_one(ctx, em, g, nvml, cublas.get(), xids, problems, notes);
+        measure_one(ctx, out, g, nvml, cublas.get(), xids, problems, notes);
       } catch (const std::exception& e) {
         problems.push_back(place::gpu(ctx.hostname, g.pci.index) + ": " + e.what());
       }
@@ -233,23 +202,23 @@ class GpuProbe final : public Probe {
     return Outcome::ok(join(notes));
   }
 
-  void measure_one(ProbeContext& ctx, Emitter& em, const MatchedGpu& g, const Nvml& nvml, const Cublas* cublas,
+  void measure_one(ProbeContext& ctx, SampleSink& out, const MatchedGpu& g, const Nvml& nvml, const Cublas* cublas,
                    const std::optional<std::map<std::string, XidEvents>>& xids, std::vector<std::string>& problems,
                    std::vector<std::string>& notes) {
     const CudaDriver& d = *access_->driver;
     const std::string where = place::gpu(ctx.hostname, g.pci.index);
     const double share = std::max(1.0, ctx.seconds_left() * 0.5);  // budget of this GPU's timed parts
     auto budget = [&](double fraction) { return std::max(0.05, std::min(share * fraction, ctx.seconds_left() * 0.2)); };
-    em.txt(where, "gpu.model", g.cuda.name,
-           {{"pci_bus_id", g.pci.pci_bus_id}, {"cuda_ordinal", g.cuda.ordinal},
-            {"compute_capability", std::to_string(g.cuda.cc_major) + "." + std::to_string(g.cuda.cc_minor)},
-            {"sm_count", g.cuda.sm_count}});
+    out.text(where, "gpu.model", g.cuda.name,
+             {{"pci_bus_id", g.pci.pci_bus_id}, {"cuda_ordinal", g.cuda.ordinal},
+              {"compute_capability", std::to_string(g.cuda.cc_major) + "." + std::to_string(g.cuda.cc_minor)},
+              {"sm_count", g.cuda.sm_count}});
     DeviceContext dev(d, g.cuda.ordinal);
     Stream stream(d);
     std::size_t free_b = 0, total_b = 0;
     d.mem_get_info(&free_b, &total_b);
-    em.num(where, "gpu.memory_total", double(total_b), unit::bytes);
-    em.num(where, "gpu.memory_free", double(free_b), unit::bytes);
+    out.value(where, "gpu.memory_total", double(total_b), unit::bytes);
+    out.value(where, "gpu.memory_free", double(free_b), unit::bytes);
     const auto spec = model_spec(g.cuda.name);
     if (!spec) notes.push_back(where + ": model \"" + g.cuda.name + "\" has no theoretical HBM/GEMM figures in gpu_models.cpp");
 
@@ -270,12 +239,12 @@ class GpuProbe final : public Probe {
                                  [&] { d.memcpy_dtod(b.ptr(), a.ptr(), bytes, stream.handle()); });
       std::vector<double> bw;
       for (double s : secs) bw.push_back(2.0 * double(bytes) / s);
-      em.series(where, "gpu.hbm_bw", bw, unit::bytes_per_second, {{"bytes", bytes}, {"counted", "read+write"}});
+      emit_series(out, where, "gpu.hbm_bw", bw, unit::bytes_per_second, {{"bytes", bytes}, {"counted", "read+write"}});
       if (spec) {
-        em.num(where, "gpu.hbm_theoretical_bw", spec->hbm_bytes_per_s, unit::bytes_per_second,
-               {{"model", spec->family}, {"source", spec->source}});
-        em.num(where, "gpu.hbm_bw_of_theory", 100.0 * median(bw) / spec->hbm_bytes_per_s, unit::percent,
-               {{"model", spec->family}});
+        out.value(where, "gpu.hbm_theoretical_bw", spec->hbm_bytes_per_s, unit::bytes_per_second,
+                  {{"model", spec->family}, {"source", spec->source}});
+        out.value(where, "gpu.hbm_bw_of_theory", 100.0 * median(bw) / spec->hbm_bytes_per_s, unit::percent,
+                  {{"model", spec->family}});
       }
     }
 
@@ -310,14 +279,14 @@ class GpuProbe final : public Probe {
         std::vector<double> up, down;
         for (double s : h2d) up.push_back(double(bytes) / s);
         for (double s : d2h) down.push_back(double(bytes) / s);
-        em.series(where, is_local ? "gpu.h2d_bw" : "gpu.h2d_bw_remote", up, unit::bytes_per_second, p);
-        em.series(where, is_local ? "gpu.d2h_bw" : "gpu.d2h_bw_remote", down, unit::bytes_per_second, p);
+        emit_series(out, where, is_local ? "gpu.h2d_bw" : "gpu.h2d_bw_remote", up, unit::bytes_per_second, p);
+        emit_series(out, where, is_local ? "gpu.d2h_bw" : "gpu.d2h_bw_remote", down, unit::bytes_per_second, p);
         if (is_local) {
           h2d_local = median(up);
           d2h_local = median(down);
         }
       }
-      if (nd) pcie_readings(where, em, *nd, gen_live, width_live, h2d_local, d2h_local, problems);
+      if (nd) pcie_readings(where, out, *nd, gen_live, width_live, h2d_local, d2h_local, problems);
     }
 
     // GEMM through cuBLAS, n x n x n, on non-zero data (zeros draw less power and would flatter
@@ -334,88 +303,88 @@ class GpuProbe final : public Probe {
                                    [&] { h.gemm(t, n, a.as_void(), b.as_void(), c.as_void()); });
         std::vector<double> rate;
         for (double s : secs) rate.push_back(2.0 * double(n) * n * n / s);
-        em.series(where, "gpu.gemm_flops", rate, unit::flops,
-                  {{"dtype", to_string(t)}, {"n", n}, {"cublas_version", h.version()}});
+        emit_series(out, where, "gpu.gemm_flops", rate, unit::flops,
+                    {{"dtype", to_string(t)}, {"n", n}, {"cublas_version", h.version()}});
         const double peak = spec ? (t == GemmType::bf16 ? spec->bf16_flops : spec->fp16_flops) : 0;
         if (peak > 0) {
-          em.num(where, "gpu.gemm_theoretical_flops", peak, unit::flops, {{"dtype", to_string(t)}, {"model", spec->family}});
-          em.num(where, "gpu.gemm_of_theory", 100.0 * median(rate) / peak, unit::percent, {{"dtype", to_string(t)}});
+          out.value(where, "gpu.gemm_theoretical_flops", peak, unit::flops, {{"dtype", to_string(t)}, {"model", spec->family}});
+          out.value(where, "gpu.gemm_of_theory", 100.0 * median(rate) / peak, unit::percent, {{"dtype", to_string(t)}});
         }
       }
     }
 
-    if (nd) nvml_readings(ctx, where, g, em, *nd, problems, notes);
+    if (nd) nvml_readings(ctx, where, g, out, *nd, problems, notes);
     if (xids) {
       auto it = xids->find(xid_key(g.pci.pci_bus_id));
       nlohmann::json p = {{"source", params_.kmsg}, {"codes", it == xids->end() ? std::vector<int>{} : it->second.codes}};
-      em.num(where, "gpu.xid_errors", it == xids->end() ? 0 : it->second.count, unit::count, p);
+      out.value(where, "gpu.xid_errors", it == xids->end() ? 0 : it->second.count, unit::count, p);
     }
   }
 
-  void pcie_readings(const std::string& where, Emitter& em, const Nvml::Device& nd, std::optional<unsigned> gen,
+  void pcie_readings(const std::string& where, SampleSink& out, const Nvml::Device& nd, std::optional<unsigned> gen,
                      std::optional<unsigned> width, double h2d, double d2h, std::vector<std::string>& problems) {
     const auto gmax = nd.pcie_gen_max(), wmax = nd.pcie_width_max();
     if (!gen || !width || !gmax || !wmax) {
       problems.push_back(where + ": PCIe link not readable: " + (gmax ? wmax.why : gmax.why));
       return;
     }
-    em.num(where, "gpu.pcie_link_gen", *gen, unit::count, {{"read", "during host-to-device copy"}});
-    em.num(where, "gpu.pcie_link_width", *width, unit::count, {{"read", "during host-to-device copy"}});
-    em.num(where, "gpu.pcie_link_gen_max", *gmax.value, unit::count);
-    em.num(where, "gpu.pcie_link_width_max", *wmax.value, unit::count);
-    em.num(where, "gpu.pcie_gen_below_max", double(*gmax.value) - double(*gen), unit::count);
-    em.num(where, "gpu.pcie_width_below_max", double(*wmax.value) - double(*width), unit::count);
+    out.value(where, "gpu.pcie_link_gen", *gen, unit::count, {{"read", "during host-to-device copy"}});
+    out.value(where, "gpu.pcie_link_width", *width, unit::count, {{"read", "during host-to-device copy"}});
+    out.value(where, "gpu.pcie_link_gen_max", *gmax.value, unit::count);
+    out.value(where, "gpu.pcie_link_width_max", *wmax.value, unit::count);
+    out.value(where, "gpu.pcie_gen_below_max", double(*gmax.value) - double(*gen), unit::count);
+    out.value(where, "gpu.pcie_width_below_max", double(*wmax.value) - double(*width), unit::count);
     if (auto theory = pcie_bytes_per_second(int(*gmax.value), int(*wmax.value))) {
       const nlohmann::json p = {{"gen", *gmax.value}, {"width", *wmax.value}};
-      em.num(where, "gpu.pcie_theoretical_bw", *theory, unit::bytes_per_second, p);
-      if (h2d > 0) em.num(where, "gpu.h2d_bw_of_theory", 100.0 * h2d / *theory, unit::percent, p);
-      if (d2h > 0) em.num(where, "gpu.d2h_bw_of_theory", 100.0 * d2h / *theory, unit::percent, p);
+      out.value(where, "gpu.pcie_theoretical_bw", *theory, unit::bytes_per_second, p);
+      if (h2d > 0) out.value(where, "gpu.h2d_bw_of_theory", 100.0 * h2d / *theory, unit::percent, p);
+      if (d2h > 0) out.value(where, "gpu.d2h_bw_of_theory", 100.0 * d2h / *theory, unit::percent, p);
     }
   }
 
-  void nvml_readings(const ProbeContext& ctx, const std::string& where, const MatchedGpu& g, Emitter& em,
+  void nvml_readings(const ProbeContext& ctx, const std::string& where, const MatchedGpu& g, SampleSink& out,
                      const Nvml::Device& nd, std::vector<std::string>& problems, std::vector<std::string>& notes) {
     // Unsupported readings (ECC on a board without it, NVLink on PCIe cards) are facts, not faults.
     auto unsupported = [&](const std::string& why) { notes.push_back(where + ": " + why); };
-    if (auto r = nd.temperature_c()) em.num(where, "gpu.temperature", *r.value, "degC"); else unsupported(r.why);
-    if (auto r = nd.power_w()) em.num(where, "gpu.power", *r.value, "W"); else unsupported(r.why);
-    if (auto r = nd.clock_mhz(1)) em.num(where, "gpu.clock_sm", *r.value, "MHz"); else unsupported(r.why);
-    if (auto r = nd.clock_mhz(2)) em.num(where, "gpu.clock_mem", *r.value, "MHz"); else unsupported(r.why);
-    if (auto r = nd.max_clock_mhz(1)) em.num(where, "gpu.clock_sm_max", *r.value, "MHz"); else unsupported(r.why);
+    if (auto r = nd.temperature_c()) out.value(where, "gpu.temperature", *r.value, "degC"); else unsupported(r.why);
+    if (auto r = nd.power_w()) out.value(where, "gpu.power", *r.value, "W"); else unsupported(r.why);
+    if (auto r = nd.clock_mhz(1)) out.value(where, "gpu.clock_sm", *r.value, "MHz"); else unsupported(r.why);
+    if (auto r = nd.clock_mhz(2)) out.value(where, "gpu.clock_mem", *r.value, "MHz"); else unsupported(r.why);
+    if (auto r = nd.max_clock_mhz(1)) out.value(where, "gpu.clock_sm_max", *r.value, "MHz"); else unsupported(r.why);
     if (auto r = nd.throttle_reasons()) {
-      em.txt(where, "gpu.throttle_reasons", throttle_reason_names(*r.value), {{"mask", *r.value}});
-      em.num(where, "gpu.throttle_hw", throttle_is_hardware(*r.value) ? 1 : 0, unit::boolean);
+      out.text(where, "gpu.throttle_reasons", throttle_reason_names(*r.value), {{"mask", *r.value}});
+      out.value(where, "gpu.throttle_hw", throttle_is_hardware(*r.value) ? 1 : 0, unit::boolean);
     } else {
       unsupported(r.why);
     }
-    if (auto r = nd.ecc_enabled()) em.num(where, "gpu.ecc_enabled", *r.value ? 1 : 0, unit::boolean); else unsupported(r.why);
+    if (auto r = nd.ecc_enabled()) out.value(where, "gpu.ecc_enabled", *r.value ? 1 : 0, unit::boolean); else unsupported(r.why);
     if (auto r = nd.ecc_volatile()) {
-      em.num(where, "gpu.ecc_corrected_volatile", double(r.value->corrected), unit::count);
-      em.num(where, "gpu.ecc_uncorrected_volatile", double(r.value->uncorrected), unit::count);
+      out.value(where, "gpu.ecc_corrected_volatile", double(r.value->corrected), unit::count);
+      out.value(where, "gpu.ecc_uncorrected_volatile", double(r.value->uncorrected), unit::count);
     } else {
       unsupported(r.why);
     }
     if (auto r = nd.ecc_aggregate()) {
-      em.num(where, "gpu.ecc_corrected_aggregate", double(r.value->corrected), unit::count);
-      em.num(where, "gpu.ecc_uncorrected_aggregate", double(r.value->uncorrected), unit::count);
+      out.value(where, "gpu.ecc_corrected_aggregate", double(r.value->corrected), unit::count);
+      out.value(where, "gpu.ecc_uncorrected_aggregate", double(r.value->uncorrected), unit::count);
     } else {
       unsupported(r.why);
     }
     if (auto r = nd.remapped_rows()) {
-      em.num(where, "gpu.remapped_rows_corrected", r.value->corrected, unit::count);
-      em.num(where, "gpu.remapped_rows_uncorrected", r.value->uncorrected, unit::count);
-      em.num(where, "gpu.remapped_rows_pending", r.value->pending ? 1 : 0, unit::boolean);
-      em.num(where, "gpu.remapped_rows_failure", r.value->failure ? 1 : 0, unit::boolean);
+      out.value(where, "gpu.remapped_rows_corrected", r.value->corrected, unit::count);
+      out.value(where, "gpu.remapped_rows_uncorrected", r.value->uncorrected, unit::count);
+      out.value(where, "gpu.remapped_rows_pending", r.value->pending ? 1 : 0, unit::boolean);
+      out.value(where, "gpu.remapped_rows_failure", r.value->failure ? 1 : 0, unit::boolean);
     } else {
       unsupported(r.why);
     }
     const auto expected = expected_nvlinks(ctx.host, g.pci.index);
     constexpr int kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS in the 525-550 drivers
     const auto active = nd.nvlinks_active(kMaxLinks);
-    if (active) em.num(where, "gpu.nvlink_active", *active.value, unit::count);
+    if (active) out.value(where, "gpu.nvlink_active", *active.value, unit::count);
     if (expected) {
-      em.num(where, "gpu.nvlink_expected", *expected, unit::count, {{"source", "topology"}});
-      if (active) em.num(where, "gpu.nvlink_inactive", std::max(0, *expected - *active.value), unit::count);
+      out.value(where, "gpu.nvlink_expected", *expected, unit::count, {{"source", "topology"}});
+      if (active) out.value(where, "gpu.nvlink_inactive", std::max(0, *expected - *active.value), unit::count);
       else problems.push_back(where + ": the topology gives it " + std::to_string(*expected) +
                               " NVLinks but their state is not readable: " + active.why);
     } else if (!active) {
@@ -429,7 +398,6 @@ class GpuProbe final : public Probe {
     const auto& gpus = access_->gpus;
     if (gpus.size() < 2) return;
     const CudaDriver& d = *access_->driver;
-    Emitter em(out, ctx.rank);
     std::vector<std::unique_ptr<DeviceContext>> ctxs;
     for (const auto& g : gpus) ctxs.push_back(std::make_unique<DeviceContext>(d, g.cuda.ordinal));
     const std::size_t bytes = params_.p2p_bytes;
@@ -440,7 +408,7 @@ class GpuProbe final : public Probe {
         const std::string pair = place::pair(place::gpu(ctx.hostname, gpus[i].pci.index), place::gpu(ctx.hostname, gpus[j].pci.index));
         try {
           const bool access = d.can_access_peer(gpus[i].cuda.ordinal, gpus[j].cuda.ordinal);
-          em.num(pair, "gpu.p2p_access", access ? 1 : 0, unit::boolean);
+          out.value(pair, "gpu.p2p_access", access ? 1 : 0, unit::boolean);
           ctxs[i]->make_current();
           if (access) d.ctx_enable_peer_access(ctxs[j]->handle());
           Stream s(d);
@@ -453,7 +421,7 @@ class GpuProbe final : public Probe {
           });
           std::vector<double> bw;
           for (double t : secs) bw.push_back(double(bytes) / t);
-          em.series(pair, "gpu.p2p_bw", bw, unit::bytes_per_second, {{"bytes", bytes}, {"peer_access", access}});
+          emit_series(out, pair, "gpu.p2p_bw", bw, unit::bytes_per_second, {{"bytes", bytes}, {"peer_access", access}});
         } catch (const std::exception& e) {
           problems.push_back(pair + ": " + e.what());
         }

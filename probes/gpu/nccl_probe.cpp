@@ -235,17 +235,7 @@ class NcclProbe final : public Probe {
 
   static void record_stack(ProbeContext& ctx, SampleSink& out, const RankState& st) {
     const std::string host = place::host(ctx.hostname);
-    auto text = [&](const char* metric, const std::string& v, nlohmann::json p) {
-      Sample s;
-      s.place = host;
-      s.metric = metric;
-      s.text = v;
-      s.unit = unit::text;
-      s.params = std::move(p);
-      s.rank = ctx.rank;
-      out.emit(std::move(s));
-    };
-    if (st.nccl && st.nccl->loaded()) text("nccl.version", st.nccl->version(), {{"library", st.nccl->path()}});
+    if (st.nccl && st.nccl->loaded()) out.text(host, "nccl.version", st.nccl->version(), {{"library", st.nccl->path()}});
     const auto env = nccl_environment();
     nlohmann::json vars = nlohmann::json::object();
     std::string all;
@@ -254,7 +244,7 @@ class NcclProbe final : public Probe {
       vars[e.substr(0, eq)] = e.substr(eq + 1);
       all += (all.empty() ? "" : " ") + e;
     }
-    text("nccl.env", all.empty() ? "none" : all, {{"vars", vars}});
+    out.text(host, "nccl.env", all.empty() ? "none" : all, {{"vars", vars}});
   }
 
   void run_scope(ProbeContext& ctx, SampleSink& out, RankState& st, Scope sc, sweep::SweepConfig cfg,
@@ -307,7 +297,7 @@ class NcclProbe final : public Probe {
     const std::string scope_place = sc == Scope::intra_host ? place::host(ctx.hostname) : std::string(place::cluster());
     nlohmann::json sp = {{"scope", name}, {"ranks", sub->size()}};
     if (sc == Scope::inter_host) sp["rail"] = st.local_gpu_pos;
-    if (comm) emit(out, ctx.rank, gpu_place, "nccl.init_time", init, unit::seconds, sp);
+    if (comm) out.value(gpu_place, "nccl.init_time", init, unit::seconds, sp);
     const double slowest = sub->allreduce_max(comm ? init : 0);
     if (sub->allreduce_max(comm ? 0 : 1) > 0) {
       // NCCL's own init is collective: a failure on one rank usually fails them all.
@@ -315,7 +305,7 @@ class NcclProbe final : public Probe {
       if (comm) comm->abort();
       return;
     }
-    if (sub->rank() == 0) emit(out, ctx.rank, scope_place, "nccl.init_time_slowest", slowest, unit::seconds, sp);
+    if (sub->rank() == 0) out.value(scope_place, "nccl.init_time_slowest", slowest, unit::seconds, sp);
 
     // NVLS (NVLink SHARP) is NCCL's choice, not reported by its API; it is taken as on when
     // NCCL >= 2.17, NCCL_NVLS_ENABLE is not 0, every GPU supports multicast and some host
@@ -351,7 +341,7 @@ class NcclProbe final : public Probe {
     const double nic = sub->allreduce_min(st.nic_gbps) * 1e9 / 8;
     const double theory = sc == Scope::intra_host ? nvlink : (ctx.host_count > 1 ? nic : nvlink);
     if (sub->rank() != 0) return;
-    if (!res.lines.empty()) emit(out, ctx.rank, scope_place, "nccl.avg_busbw", sweep::average_busbw(res.lines), unit::bytes_per_second, sp);
+    if (!res.lines.empty()) out.value(scope_place, "nccl.avg_busbw", sweep::average_busbw(res.lines), unit::bytes_per_second, sp);
     if (theory <= 0) {
       notes.push_back(name + ": no theoretical bandwidth (GPU model or NIC rate unknown)");
       return;
@@ -368,21 +358,9 @@ class NcclProbe final : public Probe {
       p["in_place"] = l->line.in_place;
       p["size"] = l->line.bytes;
       p["theory"] = sc == Scope::intra_host || ctx.host_count == 1 ? "nvlink" : "nic";
-      emit(out, ctx.rank, scope_place, "nccl.busbw_theoretical", theory, unit::bytes_per_second, p);
-      emit(out, ctx.rank, scope_place, "nccl.busbw_of_theory", 100.0 * l->busbw / theory, unit::percent, p);
+      out.value(scope_place, "nccl.busbw_theoretical", theory, unit::bytes_per_second, p);
+      out.value(scope_place, "nccl.busbw_of_theory", 100.0 * l->busbw / theory, unit::percent, p);
     }
-  }
-
-  static void emit(SampleSink& out, int rank, const std::string& where, const char* metric, double v, const char* u,
-                   nlohmann::json p) {
-    Sample s;
-    s.place = where;
-    s.metric = metric;
-    s.value = v;
-    s.unit = u;
-    s.params = std::move(p);
-    s.rank = rank;
-    out.emit(std::move(s));
   }
 };
 

@@ -205,12 +205,7 @@ std::vector<Sample> line_samples(const LineResult& r, const SweepConfig& cfg, co
   if (describe(r.line.coll).rooted) params["root"] = r.line.root;
   for (const auto& [k, v] : cfg.extra_params.items()) params[k] = v;
   auto make = [&](const char* name, double value, const char* unit) {
-    Sample s;
-    s.place = cfg.place;
-    s.metric = cfg.probe + "." + name;
-    s.value = value;
-    s.unit = unit;
-    s.params = params;
+    Sample s = value_sample(cfg.place, cfg.probe + "." + name, value, unit, params);
     s.rank = sample_rank;
     return s;
   };

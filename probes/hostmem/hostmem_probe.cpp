@@ -83,16 +83,12 @@ class HostmemProbe final : public Probe {
         auto res = hostmem::run_triad(a.data(), b.data(), c.data(), cfg);
         wrong_total += res.wrong;
         for (std::size_t it = 0; it < res.seconds.size(); ++it) {
-          Sample s;
-          s.metric = ci == mi ? "hostmem.triad_bw" : "hostmem.triad_bw_cross";
-          s.place = ci == mi ? place::numa(ctx.hostname, static_cast<int>(cpu_node->os_index)) : place::host(ctx.hostname);
-          s.value = res.bytes_per_iteration / res.seconds[it];
-          s.unit = unit::bytes_per_second;
-          s.params = {{"threads", threads}, {"array_bytes", n * sizeof(double)},
-                      {"cpu_numa", cpu_node->os_index}, {"mem_numa", mem_node->os_index}};
-          s.rank = ctx.rank;
-          s.iter = static_cast<int>(it);
-          out.emit(std::move(s));
+          out.value(ci == mi ? place::numa(ctx.hostname, static_cast<int>(cpu_node->os_index)) : place::host(ctx.hostname),
+                    ci == mi ? "hostmem.triad_bw" : "hostmem.triad_bw_cross", res.bytes_per_iteration / res.seconds[it],
+                    unit::bytes_per_second,
+                    {{"threads", threads}, {"array_bytes", n * sizeof(double)},
+                     {"cpu_numa", cpu_node->os_index}, {"mem_numa", mem_node->os_index}},
+                    static_cast<int>(it));
         }
       }
       for (auto s : sets) hwloc_bitmap_free(s);

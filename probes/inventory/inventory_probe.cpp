@@ -65,34 +65,16 @@ class InventoryProbe final : public Probe {
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
     if (ctx.local_rank != 0) return Outcome::ok();
     const auto host = place::host(ctx.hostname);
-    auto text = [&](const std::string& metric, const std::string& v) {
-      Sample s;
-      s.place = host;
-      s.metric = metric;
-      s.text = v;
-      s.unit = unit::text;
-      s.rank = ctx.rank;
-      out.emit(std::move(s));
-    };
-    auto number = [&](const std::string& metric, double v, const char* u) {
-      Sample s;
-      s.place = host;
-      s.metric = metric;
-      s.value = v;
-      s.unit = u;
-      s.rank = ctx.rank;
-      out.emit(std::move(s));
-    };
     utsname u{};
     uname(&u);
-    text("inventory.kernel", u.release);
-    text("inventory.cpu_model", cpu_model());
-    number("inventory.cores", ctx.host.cores, unit::count);
-    if (auto m = mem_total_bytes()) number("inventory.memory_bytes", *m, unit::bytes);
-    number("inventory.gpu_count", static_cast<double>(ctx.host.gpus.size()), unit::count);
-    number("inventory.rdma_device_count", count_rdma_devices(ctx.sysfs_root), unit::count);
+    out.text(host, "inventory.kernel", u.release);
+    out.text(host, "inventory.cpu_model", cpu_model());
+    out.value(host, "inventory.cores", ctx.host.cores, unit::count);
+    if (auto m = mem_total_bytes()) out.value(host, "inventory.memory_bytes", *m, unit::bytes);
+    out.value(host, "inventory.gpu_count", static_cast<double>(ctx.host.gpus.size()), unit::count);
+    out.value(host, "inventory.rdma_device_count", count_rdma_devices(ctx.sysfs_root), unit::count);
     const auto v = discover_versions();
-    for (const auto& [key, ver] : v.version) text("inventory.version." + key, ver);
+    for (const auto& [key, ver] : v.version) out.text(host, "inventory.version." + key, ver);
     return Outcome::ok();
   }
 };

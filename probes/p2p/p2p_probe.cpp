@@ -217,7 +217,7 @@ class P2pProbe final : public Probe {
       }
     }
 
-    for (const auto& rec : records) emit(rec, ep.rail_mode(), ctx.rank, out);
+    for (const auto& rec : records) emit(rec, ep.rail_mode(), out);
     if (ex.abandoned() > 0)
       return Outcome::ok(std::to_string(ex.abandoned()) + " exchange(s) abandoned at their time limit (see p2p.completed)");
     return Outcome::ok();
@@ -225,32 +225,22 @@ class P2pProbe final : public Probe {
   }
 
  private:
-  static void emit(const Record& rec, bool rail_mode, int rank, SampleSink& out) {
+  static void emit(const Record& rec, bool rail_mode, SampleSink& out) {
     nlohmann::json params = {{"direction", rec.direction}, {"size", rec.m.size}, {"pass", rec.pass},
                              {"path", rec.intra ? "intra" : "inter"}};
     if (rail_mode) params["rail"] = rec.rail;
-    auto sample = [&](const char* metric, double v, const char* unit, nlohmann::json p) {
-      Sample s;
-      s.place = rec.place;
-      s.metric = metric;
-      s.value = v;
-      s.unit = unit;
-      s.params = std::move(p);
-      s.rank = rank;
-      out.emit(std::move(s));
-    };
     nlohmann::json done = params;
     done["test"] = to_string(rec.m.test);
     if (!rec.completed) done["why"] = rec.why;
-    sample("p2p.completed", rec.completed ? 1 : 0, unit::boolean, done);
+    out.value(rec.place, "p2p.completed", rec.completed ? 1 : 0, unit::boolean, done);
     if (!rec.completed) return;
     if (rec.m.test == Test::latency) {
-      sample("p2p.latency_p50", rec.lat.p50, unit::seconds, params);
-      sample("p2p.latency_p99", rec.lat.p99, unit::seconds, params);
-      sample("p2p.latency_max", rec.lat.max, unit::seconds, params);
-      sample("p2p.jitter", rec.lat.jitter, unit::seconds, params);
+      out.value(rec.place, "p2p.latency_p50", rec.lat.p50, unit::seconds, params);
+      out.value(rec.place, "p2p.latency_p99", rec.lat.p99, unit::seconds, params);
+      out.value(rec.place, "p2p.latency_max", rec.lat.max, unit::seconds, params);
+      out.value(rec.place, "p2p.jitter", rec.lat.jitter, unit::seconds, params);
     } else {
-      sample("p2p.bw", rec.bw, unit::bytes_per_second, params);
+      out.value(rec.place, "p2p.bw", rec.bw, unit::bytes_per_second, params);
     }
   }
 };

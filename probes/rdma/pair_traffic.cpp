@@ -180,35 +180,25 @@ TrafficStats run_pair_traffic(ProbeContext& ctx, const pairs::PairSchedule& sche
         const std::string where = place::pair(ports[mp->a], ports[mp->b]);
         nlohmann::json common = {{"direction", dir.direction}, {"transport", t.name()},
                                  {"memory", cfg.gpu_memory ? "gpu" : "host"}};
-        auto emit = [&](const std::string& metric, double v, const char* unit, nlohmann::json params) {
-          Sample s;
-          s.place = where;
-          s.metric = metric;
-          s.value = v;
-          s.unit = unit;
-          s.params = std::move(params);
-          s.rank = ctx.rank;
-          out.emit(std::move(s));
-        };
         ++st.pairs_measured;
         if (!derr.empty()) {
           ++st.pairs_failed;
           auto p = common;
           p["error"] = derr;
-          emit("rdma.pair_ok", 0, unit::boolean, p);
+          out.value(where, "rdma.pair_ok", 0, unit::boolean, p);
           continue;
         }
-        emit("rdma.pair_ok", 1, unit::boolean, common);
+        out.value(where, "rdma.pair_ok", 1, unit::boolean, common);
         if (!rtt.empty()) {
           auto lp = common;
           lp["bytes"] = cfg.lat_bytes;
           // One-way latency: half the round trip, as ib_write_lat reports it.
-          emit("rdma.write_lat", quantile(rtt, 0.5) / 2, unit::seconds, lp);
-          emit("rdma.write_lat_p99", quantile(rtt, 0.99) / 2, unit::seconds, lp);
+          out.value(where, "rdma.write_lat", quantile(rtt, 0.5) / 2, unit::seconds, lp);
+          out.value(where, "rdma.write_lat_p99", quantile(rtt, 0.99) / 2, unit::seconds, lp);
         }
         auto bp = common;
         bp["bytes"] = cfg.bw_bytes;
-        emit("rdma.write_bw", bw, unit::bytes_per_second, bp);
+        out.value(where, "rdma.write_bw", bw, unit::bytes_per_second, bp);
       }
     }
   }

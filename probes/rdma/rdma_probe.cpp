@@ -192,14 +192,9 @@ class RdmaProbe final : public Probe {
         for (const auto& [name, v] : after) {
           auto it = b.find(name);
           if (it == b.end()) continue;
-          Sample s;
-          s.place = place::nic(ctx.hostname, p.place_name());
-          s.metric = "rdma.errors_delta." + name;
           // A counter that went down was reset (or wrapped): report the new value as the rise.
-          s.value = static_cast<double>(v >= it->second ? v - it->second : v);
-          s.unit = unit::count;
-          s.rank = ctx.rank;
-          out.emit(std::move(s));
+          out.value(place::nic(ctx.hostname, p.place_name()), "rdma.errors_delta." + name,
+                    static_cast<double>(v >= it->second ? v - it->second : v), unit::count);
         }
       }
     }
@@ -207,14 +202,9 @@ class RdmaProbe final : public Probe {
     if (inventory_rank && !ports.empty() && mode != "none") {
       // The report's metrics say which data path measured this host, and whether anyone has
       // validated it (the summary line of an ok probe carries no reason).
-      Sample s;
-      s.place = place::host(ctx.hostname);
-      s.metric = "rdma.data_path";
-      s.text = mode == "verbs" ? std::string("libibverbs RC RDMA write: ") + kCaveat
-                               : "loopback fake over MPI: the communicator's speed, not the ports'";
-      s.unit = unit::text;
-      s.rank = ctx.rank;
-      out.emit(std::move(s));
+      out.text(place::host(ctx.hostname), "rdma.data_path",
+               mode == "verbs" ? std::string("libibverbs RC RDMA write: ") + kCaveat
+               : "loopback fake over MPI: the communicator's speed, not the ports'");
     }
     if (ports.empty()) return Outcome::skipped(no_devices_reason(ctx));
     if (!failure.empty()) return Outcome::failed(failure);
@@ -239,41 +229,22 @@ class RdmaProbe final : public Probe {
   void emit_inventory(const ProbeContext& ctx, const std::vector<rdma::PortInfo>& ports, SampleSink& out) const {
     for (const auto& p : ports) {
       const std::string where = place::nic(ctx.hostname, p.place_name());
-      auto num = [&](const std::string& m, double v, const char* u, nlohmann::json params = nlohmann::json::object()) {
-        Sample s;
-        s.place = where;
-        s.metric = m;
-        s.value = v;
-        s.unit = u;
-        s.params = std::move(params);
-        s.rank = ctx.rank;
-        out.emit(std::move(s));
-      };
-      auto text = [&](const std::string& m, const std::string& v) {
-        Sample s;
-        s.place = where;
-        s.metric = m;
-        s.text = v;
-        s.unit = unit::text;
-        s.rank = ctx.rank;
-        out.emit(std::move(s));
-      };
-      num("rdma.port_active", p.active() ? 1 : 0, unit::boolean);
-      text("rdma.state", p.state.empty() ? "unknown" : p.state);
-      text("rdma.phys_state", p.phys_state.empty() ? "unknown" : p.phys_state);
+      out.value(where, "rdma.port_active", p.active() ? 1 : 0, unit::boolean);
+      out.text(where, "rdma.state", p.state.empty() ? "unknown" : p.state);
+      out.text(where, "rdma.phys_state", p.phys_state.empty() ? "unknown" : p.phys_state);
       // The link layer travels with the rate so that criteria can hold InfiniBand ports
       // against each other without mixing in front-end Ethernet.
-      if (p.rate_gbps) num("rdma.rate_gbps", *p.rate_gbps, "Gb/s", {{"link_layer", p.link_layer}});
-      if (p.width) num("rdma.width", *p.width, unit::count);
-      text("rdma.link_layer", p.link_layer.empty() ? "unknown" : p.link_layer);
-      if (p.active_mtu) num("rdma.mtu", *p.active_mtu, unit::bytes);
-      num("rdma.is_vf", p.is_vf ? 1 : 0, unit::boolean);
+      if (p.rate_gbps) out.value(where, "rdma.rate_gbps", *p.rate_gbps, "Gb/s", {{"link_layer", p.link_layer}});
+      if (p.width) out.value(where, "rdma.width", *p.width, unit::count);
+      out.text(where, "rdma.link_layer", p.link_layer.empty() ? "unknown" : p.link_layer);
+      if (p.active_mtu) out.value(where, "rdma.mtu", *p.active_mtu, unit::bytes);
+      out.value(where, "rdma.is_vf", p.is_vf ? 1 : 0, unit::boolean);
       if (p.ethernet()) {
-        num("rdma.roce_v2_gid", p.roce_v2_gid_index ? 1 : 0, unit::boolean);
-        if (p.roce_v2_gid_index) num("rdma.roce_v2_gid_index", *p.roce_v2_gid_index, unit::count);
+        out.value(where, "rdma.roce_v2_gid", p.roce_v2_gid_index ? 1 : 0, unit::boolean);
+        if (p.roce_v2_gid_index) out.value(where, "rdma.roce_v2_gid_index", *p.roce_v2_gid_index, unit::count);
       }
-      if (!p.fw_ver.empty()) text("rdma.fw", p.fw_ver);
-      if (p.numa_node) num("rdma.numa_node", *p.numa_node, unit::count);
+      if (!p.fw_ver.empty()) out.text(where, "rdma.fw", p.fw_ver);
+      if (p.numa_node) out.value(where, "rdma.numa_node", *p.numa_node, unit::count);
     }
   }
 

@@ -252,17 +252,6 @@ class ResumeProbe final : public Probe {
   static bool judge_and_emit(const ProbeContext& ctx, const ResumeParams& p, const std::vector<RankReport>& r0,
                              const std::vector<RankReport>& r1, const std::vector<RankReport>& r2, const RankReport& victim,
                              const Shift& shift, const std::string& damage_msg, const std::string& base, SampleSink& out) {
-    auto emit = [&](const char* metric, std::optional<double> v, std::optional<std::string> text, const char* unit,
-                    nlohmann::json params) {
-      Sample s;
-      s.place = place::cluster();
-      s.metric = metric;
-      s.value = v;
-      s.text = std::move(text);
-      s.unit = unit;
-      s.params = std::move(params);
-      out.emit(std::move(s));
-    };
     const std::string baseline_dir = (fs::path(base) / "baseline").string(), resumed_dir = (fs::path(base) / "resumed").string();
     const int resumed_from = r2.front().start_step;
 
@@ -281,7 +270,7 @@ class ResumeProbe final : public Probe {
     nlohmann::json ip = job;
     ip["differing"] = differ;
     if (!identical) ip["kept_files"] = base;
-    emit("resume.identical", identical ? 1.0 : 0.0, std::nullopt, unit::boolean, ip);
+    out.value(place::cluster(), "resume.identical", identical ? 1.0 : 0.0, unit::boolean, ip);
 
     // Loss logs: after the resume point against the uninterrupted run, and before the kill too.
     std::vector<unsigned char> ref, before, after;
@@ -300,15 +289,15 @@ class ResumeProbe final : public Probe {
                          {"compared", c_before.steps_compared}, {"why", c_before.why}};
     const bool loss_same = c_after.identical && c_before.identical;
     if (!loss_same) lp["kept_files"] = base;
-    emit("resume.loss_identical", loss_same ? 1.0 : 0.0, std::nullopt, unit::boolean, lp);
+    out.value(place::cluster(), "resume.loss_identical", loss_same ? 1.0 : 0.0, unit::boolean, lp);
 
     // The kill, as waitpid saw it.
     const int sig = victim.wait_status >= 0 && WIFSIGNALED(victim.wait_status) ? WTERMSIG(victim.wait_status) : 0;
     const nlohmann::json kp = {{"worker", victim.worker}, {"rank", victim.rank}, {"host", victim.host}, {"pid", victim.pid},
                                {"step", victim.step}, {"wait_status", victim.status}};
-    emit("resume.kill_step", victim.step, std::nullopt, unit::count, kp);
-    emit("resume.killed_host", std::nullopt, victim.host, unit::text, kp);
-    emit("resume.kill_signal", std::nullopt, sig ? signal_abbrev(sig) : victim.status, unit::text, kp);
+    out.value(place::cluster(), "resume.kill_step", victim.step, unit::count, kp);
+    out.text(place::cluster(), "resume.killed_host", victim.host, kp);
+    out.text(place::cluster(), "resume.kill_signal", sig ? signal_abbrev(sig) : victim.status, kp);
 
     // Where the restart began, and what it had to skip to get there.
     nlohmann::json choice;
@@ -320,8 +309,8 @@ class ResumeProbe final : public Probe {
     }
     const bool fallback = !choice["skipped"].empty();
     nlohmann::json rp = {{"skipped", choice["skipped"]}, {"damage", damage_msg.empty() ? "none" : damage_msg}};
-    emit("resume.resumed_from_step", resumed_from, std::nullopt, unit::count, rp);
-    emit("resume.fallback", fallback ? 1.0 : 0.0, std::nullopt, unit::boolean, rp);
+    out.value(place::cluster(), "resume.resumed_from_step", resumed_from, unit::count, rp);
+    out.value(place::cluster(), "resume.fallback", fallback ? 1.0 : 0.0, unit::boolean, rp);
 
     // The shifted mapping: who played each worker before and after.
     nlohmann::json moves = nlohmann::json::array();
@@ -331,20 +320,20 @@ class ResumeProbe final : public Probe {
                        {"after", r.host + " rank " + std::to_string(r.rank)}});
     }
     if (ctx.host_count >= 2)
-      emit("resume.moved_to_other_host", shift.all_hosts_changed ? 1.0 : 0.0, std::nullopt, unit::boolean,
-           {{"shift", shift.shift}, {"moves", moves}});
+      out.value(place::cluster(), "resume.moved_to_other_host", shift.all_hosts_changed ? 1.0 : 0.0, unit::boolean,
+                {{"shift", shift.shift}, {"moves", moves}});
 
     auto slowest = [](const std::vector<RankReport>& v) {
       double m = 0;
       for (const auto& r : v) m = std::max(m, r.wall_s);
       return m;
     };
-    emit("resume.wall_uninterrupted", slowest(r0), std::nullopt, unit::seconds, job);
-    emit("resume.wall_interrupted", slowest(r1), std::nullopt, unit::seconds, job);
+    out.value(place::cluster(), "resume.wall_uninterrupted", slowest(r0), unit::seconds, job);
+    out.value(place::cluster(), "resume.wall_interrupted", slowest(r1), unit::seconds, job);
     nlohmann::json wp = job;
     wp["moves"] = moves;
     wp["shift"] = shift.shift;
-    emit("resume.wall_restart", slowest(r2), std::nullopt, unit::seconds, wp);
+    out.value(place::cluster(), "resume.wall_restart", slowest(r2), unit::seconds, wp);
     return identical && loss_same;
   }
 };

@@ -286,41 +286,25 @@ class StorageProbe final : public Probe {
     const nlohmann::json need = {{"ranks", ctx.size}, {"checkpoint_bytes_per_rank", p.checkpoint_bytes_per_rank},
                                  {"checkpoint_files_per_rank", p.checkpoint_files_per_rank},
                                  {"keep_checkpoints", p.keep_checkpoints}, {"dir", ctx.shared_dir}};
-    auto emit = [&](const char* metric, double value, const char* unit) {
-      Sample s;
-      s.place = place::host(ctx.hostname);
-      s.metric = metric;
-      s.value = value;
-      s.unit = unit;
-      s.params = need;
-      out.emit(std::move(s));
-    };
-    emit("storage.free_bytes", static_cast<double>(free_bytes), unit::bytes);
-    emit("storage.free_space_ratio", storage::space_ratio(free_bytes, ctx.size, p.checkpoint_bytes_per_rank, p.keep_checkpoints),
-         unit::count);
+    const std::string where = place::host(ctx.hostname);
+    out.value(where, "storage.free_bytes", static_cast<double>(free_bytes), unit::bytes, need);
+    out.value(where, "storage.free_space_ratio",
+              storage::space_ratio(free_bytes, ctx.size, p.checkpoint_bytes_per_rank, p.keep_checkpoints), unit::count,
+              need);
     // f_files == 0: the filesystem does not count inodes (btrfs, many network filesystems);
     // there is no inode limit to run into, so there is nothing to report.
     if (v.f_files > 0) {
-      emit("storage.free_inodes", static_cast<double>(v.f_favail), unit::count);
-      emit("storage.free_inodes_ratio",
-           storage::inode_ratio(v.f_favail, ctx.size, p.checkpoint_files_per_rank, p.keep_checkpoints), unit::count);
+      out.value(where, "storage.free_inodes", static_cast<double>(v.f_favail), unit::count, need);
+      out.value(where, "storage.free_inodes_ratio",
+                storage::inode_ratio(v.f_favail, ctx.size, p.checkpoint_files_per_rank, p.keep_checkpoints), unit::count, need);
     }
   }
 
   static void emit_host(const ProbeContext& ctx, const StorageParams& p, const std::vector<storage::RankIo>& all, SampleSink& out) {
     const auto t = storage::totals_of(all, ctx.hostname);
     const std::string where = place::host(ctx.hostname);
-    auto emit = [&](const char* metric, double value, const char* unit, nlohmann::json params) {
-      Sample s;
-      s.place = where;
-      s.metric = metric;
-      s.value = value;
-      s.unit = unit;
-      s.params = std::move(params);
-      out.emit(std::move(s));
-    };
     const nlohmann::json sizes = {{"file_bytes", p.file_bytes}, {"ranks", t.ranks}};
-    if (t.write_bytes > 0) emit("storage.write_bw", t.write_bw(), unit::bytes_per_second, sizes);
+    if (t.write_bytes > 0) out.value(where, "storage.write_bw", t.write_bw(), unit::bytes_per_second, sizes);
     // The host sees the others' files only if every one of its ranks saw its partner's.
     nlohmann::json seen = nlohmann::json::array(), problems = nlohmann::json::array();
     for (const auto& r : all) {
@@ -329,29 +313,20 @@ class StorageProbe final : public Probe {
       seen.push_back({{"rank", r.rank}, {"read_from_rank", r.read_from}, {"read_from_host", from}, {"visible", r.visible}});
       if (!r.visible) problems.push_back("rank " + std::to_string(r.rank) + ": " + r.why_not);
     }
-    emit("storage.visible", t.visible_ranks == t.ranks ? 1.0 : 0.0, unit::boolean,
-         {{"reads", seen}, {"problems", problems}, {"wait_s", p.visibility_wait_s}});
-    if (t.read_bytes > 0) emit("storage.read_bw", t.read_bw(), unit::bytes_per_second, sizes);
+    out.value(where, "storage.visible", t.visible_ranks == t.ranks ? 1.0 : 0.0, unit::boolean,
+              {{"reads", seen}, {"problems", problems}, {"wait_s", p.visibility_wait_s}});
+    if (t.read_bytes > 0) out.value(where, "storage.read_bw", t.read_bw(), unit::bytes_per_second, sizes);
     if (t.meta_ops > 0)
-      emit("storage.metadata_rate", t.meta_rate(), "op/s", {{"files_per_rank", p.metadata_files}, {"ranks", t.ranks}});
+      out.value(where, "storage.metadata_rate", t.meta_rate(), "op/s", {{"files_per_rank", p.metadata_files}, {"ranks", t.ranks}});
   }
 
   static void emit_cluster(const StorageParams& p, const std::vector<storage::RankIo>& all, SampleSink& out) {
     const auto t = storage::totals_of(all, "");
-    auto emit = [&](const char* metric, double value, const char* unit, nlohmann::json params) {
-      Sample s;
-      s.place = place::cluster();
-      s.metric = metric;
-      s.value = value;
-      s.unit = unit;
-      s.params = std::move(params);
-      out.emit(std::move(s));
-    };
     const nlohmann::json sizes = {{"file_bytes", p.file_bytes}, {"ranks", t.ranks}};
-    if (t.write_bytes > 0) emit("storage.write_bw", t.write_bw(), unit::bytes_per_second, sizes);
-    if (t.read_bytes > 0) emit("storage.read_bw", t.read_bw(), unit::bytes_per_second, sizes);
+    if (t.write_bytes > 0) out.value(place::cluster(), "storage.write_bw", t.write_bw(), unit::bytes_per_second, sizes);
+    if (t.read_bytes > 0) out.value(place::cluster(), "storage.read_bw", t.read_bw(), unit::bytes_per_second, sizes);
     if (t.meta_ops > 0)
-      emit("storage.metadata_rate", t.meta_rate(), "op/s", {{"files_per_rank", p.metadata_files}, {"ranks", t.ranks}});
+      out.value(place::cluster(), "storage.metadata_rate", t.meta_rate(), "op/s", {{"files_per_rank", p.metadata_files}, {"ranks", t.ranks}});
   }
 };
 
