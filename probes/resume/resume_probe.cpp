@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <thread>
 
@@ -70,15 +69,6 @@ ResumeParams params_from(const ProbeContext& ctx) {
   r.worker_exe = p.value("worker_exe", std::string());
   if (r.worker_exe.empty()) r.worker_exe = fs::read_symlink("/proc/self/exe").string();
   return r;
-}
-
-std::string unique_dir_name() {
-  char buf[64];
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return std::string("gpuaccept-resume-") + buf + "-" + std::to_string(::getpid());
 }
 
 // One attempt of the job, collective: this rank starts its worker and relays for it.
@@ -195,7 +185,7 @@ class ResumeProbe final : public Probe {
     const ResumeParams p = params_from(ctx);
     std::string base;
     if (ctx.rank == 0) {
-      base = (fs::path(ctx.shared_dir) / unique_dir_name()).string();
+      base = (fs::path(ctx.shared_dir) / storage::unique_dir_name("resume")).string();
       fs::create_directories(base);
     }
     base = ctx.comm.broadcast(base, 0);

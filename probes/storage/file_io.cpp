@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <stdexcept>
 
@@ -94,6 +95,15 @@ std::vector<unsigned char> read_whole_file(const std::string& path) {
 bool file_exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string unique_dir_name(const std::string& purpose) {
+  char buf[64];
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return "gpuaccept-" + purpose + "-" + buf + "-" + std::to_string(::getpid());
 }
 
 }  // namespace ga::storage

@@ -40,5 +40,8 @@ void fsync_dir(const std::string& dir);
 void write_file_atomic(const std::string& path, const void* data, std::size_t n);
 std::vector<unsigned char> read_whole_file(const std::string& path);  // throws if absent
 bool file_exists(const std::string& path);
+// "gpuaccept-<purpose>-YYYYmmdd-HHMMSS-<pid>": a scratch directory in the shared directory,
+// named apart from earlier runs (time, UTC) and from other processes (pid).
+std::string unique_dir_name(const std::string& purpose);
 
 }  // namespace ga::storage

@@ -11,7 +11,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <thread>
 
@@ -154,15 +153,6 @@ std::uint64_t metadata_test(const std::string& dir, int n) {
   return 3ull * static_cast<std::uint64_t>(n);
 }
 
-std::string unique_dir_name() {
-  char buf[64];
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return std::string("gpuaccept-storage-") + buf + "-" + std::to_string(::getpid());
-}
-
 // Removes what this rank wrote however the probe ends.
 struct RemoveOnExit {
   std::vector<std::string> paths;
@@ -196,7 +186,7 @@ class StorageProbe final : public Probe {
     // directory is not shared: each host then works in its own copy, and the read-back names it).
     std::string dir;
     if (ctx.rank == 0) {
-      dir = (fs::path(ctx.shared_dir) / unique_dir_name()).string();
+      dir = (fs::path(ctx.shared_dir) / storage::unique_dir_name("storage")).string();
       std::error_code ec;
       fs::create_directories(dir, ec);
       if (ec) io.error = "cannot create " + dir + ": " + ec.message();
