@@ -1,25 +1,19 @@
 // Live discovery: hwloc for CPUs, NUMA and PCI; sysfs for what hwloc does not say about RDMA
 // devices (link layer, rate), and for RDMA devices hwloc missed.
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <system_error>
 
 #include "topology/loaders_internal.hpp"
 #include "topology/pci_path_internal.hpp"
+#include "topology/sysfs_read.hpp"
 
 namespace ga::topo {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> read_line(const fs::path& p) {
-  std::ifstream f(p);
-  std::string s;
-  if (!f || !std::getline(f, s)) return std::nullopt;
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  return s;
-}
+using sysfs::read_line;
 
 struct SysfsRdma {
   std::string name;

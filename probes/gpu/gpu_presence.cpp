@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
+
+#include "topology/sysfs_read.hpp"
 
 namespace ga::gpu {
 
@@ -11,12 +12,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string first_line(const fs::path& p) {
-  std::ifstream in(p);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
+std::string first_line(const fs::path& p) { return sysfs::read_line(p).value_or(""); }
 
 std::string join_ids(const std::vector<PciGpu>& g) {
   std::string s;

@@ -1,7 +1,6 @@
 #include "probes/harness/process_state.hpp"
 
-#include <fstream>
-#include <sstream>
+#include "topology/sysfs_read.hpp"
 
 namespace ga {
 
@@ -16,9 +15,9 @@ const char* to_string(ProcState s) {
 }
 
 ProcState process_state(long pid, const std::string& proc_root) {
-  std::ifstream in(proc_root + "/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!in || !std::getline(in, line)) return ProcState::gone;
+  const auto read = sysfs::read_line(proc_root + "/" + std::to_string(pid) + "/stat");
+  if (!read) return ProcState::gone;
+  const std::string& line = *read;
   // "pid (comm) S ...": comm may hold spaces and parentheses, so the state follows the last ')'.
   auto close = line.rfind(')');
   if (close == std::string::npos || close + 2 >= line.size()) return ProcState::gone;

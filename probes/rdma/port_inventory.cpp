@@ -3,22 +3,17 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <system_error>
+
+#include "topology/sysfs_read.hpp"
 
 namespace ga::rdma {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> read_line(const fs::path& p) {
-  std::ifstream f(p);
-  std::string s;
-  if (!f || !std::getline(f, s)) return std::nullopt;
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  return s;
-}
+using sysfs::read_line;
 
 std::optional<long long> read_int(const fs::path& p) {
   auto s = read_line(p);

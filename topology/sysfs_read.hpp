@@ -1,0 +1,14 @@
+// One-line reads of sysfs and procfs attributes, shared by discovery and the probes that
+// re-read the live state (ports, GPUs, processes).
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace ga::sysfs {
+
+// The file's first line without trailing whitespace (sysfs values end in "\n");
+// nullopt when the file is missing, unreadable or holds no line at all.
+std::optional<std::string> read_line(const std::filesystem::path& p);
+
+}  // namespace ga::sysfs
