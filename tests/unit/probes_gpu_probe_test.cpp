@@ -5,44 +5,15 @@
 #include <set>
 
 #include "probes/probe.hpp"
+#include "probes_gpu_fixture.hpp"
 
 namespace {
 
 using namespace ga;
 
-const std::string kTree = std::string(GA_TEST_DATA_DIR) + "/gpu/sysfs-two-nvidia";
+using namespace ga::gpu_fixture;
 
-struct Collect : SampleSink {
-  std::vector<Sample> s;
-  void emit(Sample x) override { s.push_back(std::move(x)); }
-  std::vector<const Sample*> find(const std::string& metric, const std::string& place = "") const {
-    std::vector<const Sample*> out;
-    for (const auto& x : s)
-      if (x.metric == metric && (place.empty() || x.place == place)) out.push_back(&x);
-    return out;
-  }
-};
-
-struct Run {
-  Outcome outcome;
-  Collect out;
-};
-
-Run run_gpu(nlohmann::json params, const std::string& sysfs = kTree) {
-  ProbeRegistry reg;
-  register_builtin_probes(reg);
-  Probe* p = reg.find("gpu");
-  auto comm = make_self_comm();
-  topo::ClusterTopology cluster;
-  topo::HostTopology host;
-  host.hostname = "h1";
-  cluster.hosts.push_back(host);
-  ProbeContext ctx{*comm, cluster, cluster.hosts[0], "h1", 0, 1, 0, 1, 0, 1, {"h1"}, std::move(params), sysfs,
-                   "", "", {}, std::chrono::steady_clock::now() + std::chrono::seconds(60)};
-  Run r;
-  r.outcome = p->run(ctx, r.out);
-  return r;
-}
+Run run_gpu(nlohmann::json params, const std::string& sysfs = kTree) { return run_probe("gpu", std::move(params), sysfs); }
 
 nlohmann::json fake_params() {
   return {{"cuda_library", GA_FAKE_CUDA_OK}, {"nvml_library", GA_FAKE_NVML}, {"cublas_library", GA_FAKE_CUBLAS},
