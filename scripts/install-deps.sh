@@ -11,6 +11,7 @@ pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev
   faketime iproute2 iptables libnetfilter-queue-dev
   procps util-linux ccache bc jq python3
+  slurm-wlm munge
 )
 missing=()
 for p in "${pkgs[@]}"; do

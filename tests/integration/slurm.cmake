@@ -1,0 +1,1 @@
+ga_integration_test(slurm.srun_resume slurm_srun.sh TIMEOUT 300 SERIAL)
