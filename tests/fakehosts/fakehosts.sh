@@ -93,8 +93,11 @@ rate() {
 rate_pair() {
   local a=$1 b=$2 r=$3
   check_host "$a"; check_host "$b"
-  in_ns "$a" tc qdisc replace dev eth0 root handle 1: htb default 10
-  in_ns "$a" tc class replace dev eth0 parent 1: classid 1:10 htb rate 10gbit
+  # Only A -> B goes through the rate limit. HTB passes packets no filter classifies straight
+  # through (its direct queue) when the default class does not exist, so everything else
+  # leaves unshaped: a default class would cap it instead, and on a fast veth (25 Gbit/s
+  # here) A would look slow to every host. (This kernel has no prio qdisc.)
+  in_ns "$a" tc qdisc replace dev eth0 root handle 1: htb default 99
   in_ns "$a" tc class replace dev eth0 parent 1: classid 1:20 htb rate "$r" ceil "$r"
   in_ns "$a" tc filter replace dev eth0 protocol ip parent 1: prio 1 u32 match ip dst "$SUBNET.$(num "$b")/32" flowid 1:20
 }
