@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "reports/report.hpp"
+#include "topology/natural_order.hpp"
 #include "topology/place.hpp"
 
 namespace ga {
@@ -22,31 +23,6 @@ json field_or_null(const json& obj, const char* key) {
   if (!obj.is_object()) return nullptr;
   auto it = obj.find(key);
   return it == obj.end() ? json(nullptr) : *it;
-}
-
-// Hosts print in the order an operator counts them: node2 before node10.
-bool natural_less(std::string_view a, std::string_view b) {
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    bool da = std::isdigit(static_cast<unsigned char>(a[i])), db = std::isdigit(static_cast<unsigned char>(b[j]));
-    if (da && db) {
-      std::size_t ie = i, je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      auto na = a.substr(i, ie - i), nb = b.substr(j, je - j);
-      while (na.size() > 1 && na.front() == '0') na.remove_prefix(1);
-      while (nb.size() > 1 && nb.front() == '0') nb.remove_prefix(1);
-      if (na.size() != nb.size()) return na.size() < nb.size();
-      if (na != nb) return na < nb;
-      i = ie;
-      j = je;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i;
-      ++j;
-    }
-  }
-  return a.size() - i < b.size() - j;
 }
 
 // The part of a place after "HOST/": "gpu:3", "numa:1", "nic:mlx5_0".

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "suites/judge_parts.hpp"
+#include "topology/natural_order.hpp"
 
 namespace ga::judging {
 
@@ -14,26 +15,7 @@ bool place_less(const std::string& a, const std::string& b) {
   if (a == b) return false;
   if (a == "cluster") return true;
   if (b == "cluster") return false;
-  std::size_t i = 0, j = 0;
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  while (i < a.size() && j < b.size()) {
-    if (digit(a[i]) && digit(b[j])) {
-      std::size_t ie = i, je = j;
-      while (ie < a.size() && digit(a[ie])) ++ie;
-      while (je < b.size() && digit(b[je])) ++je;
-      std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
-      x.erase(0, std::min(x.find_first_not_of('0'), x.size()));
-      y.erase(0, std::min(y.find_first_not_of('0'), y.size()));
-      if (x.size() != y.size()) return x.size() < y.size();
-      if (x != y) return x < y;
-      i = ie, j = je;
-      continue;
-    }
-    if (a[i] != b[j]) return a[i] < b[j];
-    ++i, ++j;
-  }
-  if ((a.size() - i) != (b.size() - j)) return a.size() - i < b.size() - j;
-  return a < b;  // only leading zeros differed: still a strict order
+  return natural_less(a, b);
 }
 
 std::string format_number(double v) {

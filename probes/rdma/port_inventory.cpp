@@ -6,6 +6,7 @@
 #include <regex>
 #include <system_error>
 
+#include "topology/natural_order.hpp"
 #include "topology/sysfs_read.hpp"
 
 namespace ga::rdma {
@@ -27,27 +28,6 @@ std::optional<long long> read_int(const fs::path& p) {
   }
 }
 
-// mlx5_2 before mlx5_10: device names end in numbers that people read as numbers.
-bool natural_less(const std::string& a, const std::string& b) {
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
-      std::size_t ie = i, je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      const auto na = a.substr(i, ie - i), nb = b.substr(j, je - j);
-      if (na.size() != nb.size()) return na.size() < nb.size();
-      if (na != nb) return na < nb;
-      i = ie;
-      j = je;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i;
-      ++j;
-    }
-  }
-  return a.size() - i < b.size() - j;
-}
 
 bool gid_nonzero(const std::string& g) {
   return std::any_of(g.begin(), g.end(), [](char c) { return c != '0' && c != ':'; }) && !g.empty();
@@ -129,7 +109,7 @@ std::vector<PortInfo> read_ports(const std::string& root_s) {
   std::vector<std::string> devs;
   for (const auto& e : fs::directory_iterator(cls, ec))
     if (e.path().filename().string().rfind('.', 0) != 0) devs.push_back(e.path().filename().string());
-  std::sort(devs.begin(), devs.end(), natural_less);
+  std::sort(devs.begin(), devs.end(), [](const std::string& a, const std::string& b) { return ga::natural_less(a, b); });
   static const std::regex bdf(R"(^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$)");
   for (const auto& name : devs) {
     const fs::path d = cls / name;
