@@ -10,6 +10,7 @@ std::unique_ptr<Probe> make_hostmem_probe();
 std::unique_ptr<Probe> make_clock_probe();
 std::unique_ptr<Probe> make_storage_probe();
 std::unique_ptr<Probe> make_resume_probe();
+std::unique_ptr<Probe> make_resume_gpu_probe();
 std::unique_ptr<Probe> make_rdma_probe();
 std::unique_ptr<Probe> make_mpicoll_probe();
 std::unique_ptr<Probe> make_p2p_probe();
@@ -23,6 +24,7 @@ void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_clock_probe());
   r.add(make_storage_probe());
   r.add(make_resume_probe());
+  r.add(make_resume_gpu_probe());
   r.add(make_rdma_probe());
   r.add(make_mpicoll_probe());
   r.add(make_p2p_probe());

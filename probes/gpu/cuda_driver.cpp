@@ -67,6 +67,11 @@ struct CudaDriver::Table {
   int (*cuEventRecord)(void*, void*) = nullptr;
   int (*cuEventSynchronize)(void*) = nullptr;
   int (*cuEventElapsedTime)(float*, void*, void*) = nullptr;
+  // Kernels from PTX (the resume job's); optional: only the probes that launch kernels need them.
+  int (*cuModuleLoadData)(void**, const void*) = nullptr;
+  int (*cuModuleUnload)(void*) = nullptr;
+  int (*cuModuleGetFunction)(void**, void*, const char*) = nullptr;
+  int (*cuLaunchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**, void**) = nullptr;
 };
 
 CudaDriver::CudaDriver(const std::vector<std::string>& candidates) : lib_(candidates), t_(std::make_shared<Table>()) {
@@ -114,6 +119,13 @@ CudaDriver::CudaDriver(const std::vector<std::string>& candidates) : lib_(candid
   load(t.cuEventSynchronize, {"cuEventSynchronize"});
   // 525-570 export only the first; newer drivers keep it beside the _v2 the 13.x headers name.
   load(t.cuEventElapsedTime, {"cuEventElapsedTime", "cuEventElapsedTime_v2"});
+  // Not in missing_: a library without them still serves every probe but the GPU resume job,
+  // whose call then fails naming the entry point.
+  auto optional = [&](auto& fn, const char* name) { fn = lib_.symbol<std::remove_reference_t<decltype(fn)>>(name); };
+  optional(t.cuModuleLoadData, "cuModuleLoadData");
+  optional(t.cuModuleUnload, "cuModuleUnload");
+  optional(t.cuModuleGetFunction, "cuModuleGetFunction");
+  optional(t.cuLaunchKernel, "cuLaunchKernel");
 }
 
 std::string CudaDriver::error_name(int code) const {
@@ -133,6 +145,28 @@ void CudaDriver::check(int rc, const char* call) const {
   } while (0)
 
 void CudaDriver::init() const { GA_CALL(cuInit, 0u); }
+
+void* CudaDriver::module_load_data(const std::string& image) const {
+  void* m = nullptr;
+  GA_CALL(cuModuleLoadData, &m, image.c_str());
+  return m;
+}
+void CudaDriver::module_unload(void* m) const noexcept {
+  if (m && t_->cuModuleUnload) t_->cuModuleUnload(m);
+}
+void* CudaDriver::module_function(void* m, const char* name) const {
+  void* f = nullptr;
+  if (!t_->cuModuleGetFunction) throw CudaError("cuModuleGetFunction", -1, "not exported by " + lib_.name());
+  const int rc = t_->cuModuleGetFunction(&f, m, name);
+  if (rc != kSuccess) throw CudaError(std::string("cuModuleGetFunction(") + name + ")", rc, error_name(rc));
+  return f;
+}
+void CudaDriver::launch(void* fn, unsigned grid_x, unsigned block_x, void* stream, void** params) const {
+  GA_CALL(cuLaunchKernel, fn, grid_x, 1u, 1u, block_x, 1u, 1u, 0u, stream, params, nullptr);
+}
+
+Module::Module(const CudaDriver& d, const std::string& ptx) : drv_(d), m_(d.module_load_data(ptx)) {}
+Module::~Module() { drv_.module_unload(m_); }
 
 int CudaDriver::driver_version() const {
   int v = 0;

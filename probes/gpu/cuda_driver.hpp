@@ -93,6 +93,11 @@ class CudaDriver {
   void event_record(void* e, void* stream) const;
   void event_synchronize(void* e) const;
   float event_elapsed_ms(void* start, void* end) const;
+  // PTX text, compiled by the driver for this GPU (cuModuleLoadData); one-dimensional launches.
+  void* module_load_data(const std::string& image) const;
+  void module_unload(void* m) const noexcept;
+  void* module_function(void* m, const char* name) const;
+  void launch(void* fn, unsigned grid_x, unsigned block_x, void* stream, void** params) const;
 
  private:
   void check(int rc, const char* call) const;
@@ -193,6 +198,20 @@ class HostRegistration {
  private:
   const CudaDriver& drv_;
   void* p_;
+};
+
+// A module loaded from PTX for the context current at construction; unloaded at the end.
+class Module {
+ public:
+  Module(const CudaDriver& d, const std::string& ptx);
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  void* function(const char* name) const { return drv_.module_function(m_, name); }
+
+ private:
+  const CudaDriver& drv_;
+  void* m_;
 };
 
 // "0000:4E:00.0" or "00000000:4e:00.0" (NVML's 8-digit domain) -> "0000:4e:00.0".

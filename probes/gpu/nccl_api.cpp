@@ -7,10 +7,10 @@
 namespace ga::gpu {
 
 namespace {
-constexpr int kSuccess = 0, kFloat32 = 7, kSum = 0;
+constexpr int kSuccess = 0, kUint64 = 5, kFloat32 = 7, kSum = 0;
 #ifdef GA_HAVE_CUDA_HEADERS
 static_assert(sizeof(ncclUniqueId) == sizeof(NcclUniqueId));
-static_assert(kSuccess == ncclSuccess && kFloat32 == ncclFloat32 && kSum == ncclSum);
+static_assert(kSuccess == ncclSuccess && kUint64 == ncclUint64 && kFloat32 == ncclFloat32 && kSum == ncclSum);
 #endif
 // ncclUniqueId travels by value; this struct has its layout.
 struct IdByValue {
@@ -132,6 +132,9 @@ std::string Nccl::Comm::async_error() const {
 
 void Nccl::Comm::all_reduce(const void* s, void* r, std::size_t count, void* st) const {
   check(n_.t_->all_reduce(s, r, count, kFloat32, kSum, c_, st), "ncclAllReduce");
+}
+void Nccl::Comm::all_reduce_sum_u64(const void* s, void* r, std::size_t count, void* st) const {
+  check(n_.t_->all_reduce(s, r, count, kUint64, kSum, c_, st), "ncclAllReduce");
 }
 void Nccl::Comm::all_gather(const void* s, void* r, std::size_t count, void* st) const {
   check(n_.t_->all_gather(s, r, count, kFloat32, c_, st), "ncclAllGather");

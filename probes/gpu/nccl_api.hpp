@@ -38,6 +38,8 @@ class Nccl {
     Comm& operator=(const Comm&) = delete;
     // float sum collectives on `stream`, as nccl.h declares them; counts in elements.
     void all_reduce(const void* s, void* r, std::size_t count, void* stream) const;
+    // uint64 sum: wrapping, so exact and independent of NCCL's reduction order.
+    void all_reduce_sum_u64(const void* s, void* r, std::size_t count, void* stream) const;
     void all_gather(const void* s, void* r, std::size_t send_count, void* stream) const;
     void reduce_scatter(const void* s, void* r, std::size_t recv_count, void* stream) const;
     void broadcast(const void* s, void* r, std::size_t count, int root, void* stream) const;

@@ -25,10 +25,17 @@ State initial_state(const JobConfig& c, int worker) {
   return s;
 }
 
+std::uint64_t contribute_salt(int step, int worker) {
+  return mix64(static_cast<std::uint64_t>(step) * 0x100000001b3ULL + static_cast<std::uint64_t>(worker));
+}
+std::uint64_t apply_key(int step, int worker) {
+  return static_cast<std::uint64_t>(step) * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(worker);
+}
+
 Contribution contribute(const JobConfig& c, const State& s, int worker, int step) {
   Contribution out;
   out.words.assign(c.contrib_words, 0);
-  const std::uint64_t salt = mix64(static_cast<std::uint64_t>(step) * 0x100000001b3ULL + static_cast<std::uint64_t>(worker));
+  const std::uint64_t salt = contribute_salt(step, worker);
   double acc = 0;
   for (std::uint64_t i = 0; i < c.state_words; ++i) {
     out.words[i % c.contrib_words] += mix64(s[i] ^ salt);
@@ -53,7 +60,7 @@ Reduced reduce(const std::vector<Contribution>& by_worker) {
 }
 
 void apply(const JobConfig& c, State& s, int worker, int step, const Reduced& r) {
-  const std::uint64_t k = static_cast<std::uint64_t>(step) * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(worker);
+  const std::uint64_t k = apply_key(step, worker);
   for (std::uint64_t i = 0; i < c.state_words; ++i) s[i] = mix64(s[i] ^ r.sum[i % c.contrib_words]) + k;
 }
 

@@ -31,6 +31,11 @@ struct Contribution {
   std::vector<std::uint64_t> words;    // contrib_words
   double local_loss = 0;
 };
+// The per-step constants of contribute() and apply(); the GPU kernels get them as parameters,
+// so host and GPU runs share one definition of the job.
+std::uint64_t contribute_salt(int step, int worker);
+std::uint64_t apply_key(int step, int worker);
+
 // What `worker` contributes at `step`, from its state after step-1.
 Contribution contribute(const JobConfig&, const State&, int worker, int step);
 

@@ -57,10 +57,10 @@ const char* to_string(RelayEnd e) {
   return "?";
 }
 
-RelayResult relay(Comm& comm, WorkerProcess* wp, const JobConfig& c, int kill_at_step, double frame_timeout_s,
-                  const std::string& not_started) {
+RelayResult relay(Comm& comm, WorkerProcess* wp, const JobConfig& c, std::uint64_t frame_contrib, int kill_at_step,
+                  double frame_timeout_s, const std::string& not_started) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::size_t fw = frame_words(c.contrib_words);
+  const std::size_t fw = frame_words(frame_contrib);
   const int n = comm.size();
   RelayResult res;
   bool first = true;
@@ -87,7 +87,7 @@ RelayResult relay(Comm& comm, WorkerProcess* wp, const JobConfig& c, int kill_at
       } else {
         Frame f;
         try {
-          f = decode_frame(mine.data(), c.contrib_words);
+          f = decode_frame(mine.data(), frame_contrib);
         } catch (const std::exception& e) {
           w.signal(SIGKILL);
           w.wait();

@@ -28,7 +28,8 @@ struct RelayResult {
 // rank's worker with SIGKILL once it has sent that step's contribution (mid-step). w is null
 // when this rank's worker could not be started (not_started says why): the rank still takes
 // part, so the others learn that the job cannot run.
-RelayResult relay(Comm& comm, WorkerProcess* w, const JobConfig& c, int kill_at_step, double frame_timeout_s,
+// frame_contrib: the contribution words in each frame (engine.hpp: frame_contrib_words).
+RelayResult relay(Comm& comm, WorkerProcess* w, const JobConfig& c, std::uint64_t frame_contrib, int kill_at_step, double frame_timeout_s,
                   const std::string& not_started = "");
 
 // A bijective shift of workers over ranks for the restart: worker w is played by rank

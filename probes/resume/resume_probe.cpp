@@ -5,6 +5,9 @@
 // host, from the newest complete checkpoint. The final states and the loss log after the
 // resume point must equal the uninterrupted run's byte for byte. Param `damage` (a test hook)
 // breaks the newest checkpoints before the restart, to show the fallback.
+// `resume-gpu` is the same probe with the job's state in GPU memory, its kernels loaded from
+// PTX and the reduction done by NCCL among the workers (engine.hpp); its metrics are
+// resume-gpu.*. Both also check the final states against the job computed in this process.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,7 +16,11 @@
 #include <filesystem>
 #include <thread>
 
+#include "probes/gpu/gpu_libraries.hpp"
+#include "probes/gpu/gpu_presence.hpp"
+#include "probes/gpu/nccl_api.hpp"
 #include "probes/probe.hpp"
+#include "probes/resume/engine.hpp"
 #include "probes/resume/checkpoint.hpp"
 #include "probes/resume/compare.hpp"
 #include "probes/resume/damage.hpp"
@@ -37,11 +44,19 @@ struct ResumeParams {
   bool keep_files = false;
   std::string worker_exe;
   double frame_timeout_s = 60;
+  bool gpu = false;
+  gpu::LibraryPaths libraries;          // gpu: what the workers load (a named one is passed on)
+  // The in-process reference is computed when workers x words x steps stays below this (a few
+  // nanoseconds per word-step: about 3 s at the limit, 10 ms for 4 workers by default).
+  double reference_limit = 1e9;
 };
 
-ResumeParams params_from(const ProbeContext& ctx) {
+ResumeParams params_from(const ProbeContext& ctx, bool gpu) {
   const auto& p = ctx.params;
   ResumeParams r;
+  r.gpu = gpu;
+  if (gpu) r.libraries = gpu::library_paths(p);
+  r.reference_limit = p.value("reference_limit", r.reference_limit);
   r.job.workers = ctx.size;
   r.job.steps = p.value("steps", 300);
   r.job.every = p.value("every", 50);
@@ -115,6 +130,11 @@ std::vector<RankReport> run_attempt(ProbeContext& ctx, const ResumeParams& p, co
   args.out_dir = a.out_dir;
   args.attempt = a.name;
   args.resume = a.resume;
+  args.gpu = p.gpu;
+  args.gpu_slot = ctx.local_rank;
+  // A library named by param or environment goes to the worker by name; defaults stay defaults.
+  if (p.libraries.cuda.size() == 1) args.cuda_library = p.libraries.cuda.front();
+  if (p.libraries.nccl.size() == 1) args.nccl_library = p.libraries.nccl.front();
   std::vector<std::string> argv = {kWorkerCommand};
   for (auto& s : worker_argv(args)) argv.push_back(std::move(s));
   const std::string log = (fs::path(a.out_dir) / ("worker-" + std::to_string(worker) + "-" + a.name + ".log")).string();
@@ -128,7 +148,7 @@ std::vector<RankReport> run_attempt(ProbeContext& ctx, const ResumeParams& p, co
     not_started = e.what();
   }
   const double timeout = std::max(1.0, std::min(p.frame_timeout_s, ctx.seconds_left() - 5));
-  const RelayResult res = relay(ctx.comm, proc.get(), p.job, a.kill_step, timeout, not_started);
+  const RelayResult res = relay(ctx.comm, proc.get(), p.job, frame_contrib_words(p.job, p.gpu), a.kill_step, timeout, not_started);
 
   RankReport me;
   me.rank = ctx.rank;
@@ -168,24 +188,63 @@ std::string failures(const std::vector<RankReport>& all, const std::string& atte
   return out;
 }
 
+// The metric names of one variant: resume.* (host memory) or resume-gpu.* (GPU memory).
+struct Metrics {
+  std::string prefix;
+  std::string operator()(const char* name) const { return prefix + name; }
+};
+
+// Whether this rank can run the GPU job: an NVIDIA GPU that CUDA opens, and NCCL. The same
+// decision table as the gpu and nccl probes (gpu_presence.hpp).
+std::optional<Outcome> gpu_blocker(const ProbeContext& ctx, const ResumeParams& p) {
+  gpu::AccessOptions opt;
+  opt.cuda_visible_devices_set = std::getenv("CUDA_VISIBLE_DEVICES") != nullptr;
+  const auto access = gpu::open_gpus(gpu::nvidia_gpus_on_bus(ctx.host, ctx.sysfs_root), p.libraries, opt);
+  if (access.stop) return *access.stop;
+  if (access.gpus.empty()) return Outcome::failed("NVIDIA GPUs present but CUDA opens none of them: " + access.failure);
+  const gpu::Nccl nccl(p.libraries.nccl);
+  if (!nccl.loaded()) return Outcome::failed("NVIDIA GPUs present but NCCL cannot be loaded: " + nccl.error());
+  return std::nullopt;
+}
+
 class ResumeProbe final : public Probe {
  public:
+  explicit ResumeProbe(bool gpu) : gpu_(gpu), m_{gpu ? "resume-gpu." : "resume."} {}
+
   ProbeInfo info() const override {
+    std::vector<std::string> metrics;
+    for (const char* n : {"identical", "loss_identical", "matches_reference", "kill_step", "resumed_from_step", "fallback",
+                          "killed_host", "kill_signal", "moved_to_other_host", "wall_uninterrupted", "wall_interrupted",
+                          "wall_restart"})
+      metrics.push_back(m_(n));
+    if (gpu_)
+      return {"resume-gpu",
+              "the resume job with its state in GPU memory (kernels from PTX, reduction with NCCL): killed mid-step with "
+              "SIGKILL, resumed on other hosts, bit-identical to an uninterrupted run and to the host reference",
+              {},
+              metrics,
+              "skipped without NVIDIA GPUs; needs NCCL; one GPU per worker, chosen by the rank's place on its host"};
     return {"resume",
             "a deterministic job killed mid-step with SIGKILL resumes on other hosts from the newest complete checkpoint in "
             "the shared directory, bit-identical to an uninterrupted run",
             {},
-            {"resume.identical", "resume.loss_identical", "resume.kill_step", "resume.resumed_from_step", "resume.fallback",
-             "resume.killed_host", "resume.kill_signal", "resume.moved_to_other_host", "resume.wall_uninterrupted",
-             "resume.wall_interrupted", "resume.wall_restart"},
-            "the job's state lives in host memory; the same with GPU memory and NCCL is not implemented"};
+            metrics,
+            "the job's state lives in host memory; resume-gpu runs it in GPU memory with NCCL"};
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
-    const ResumeParams p = params_from(ctx);
+    const ResumeParams p = params_from(ctx, gpu_);
+    if (gpu_) {
+      // Collective: every rank must be able to run its worker, or none starts.
+      const auto mine = gpu_blocker(ctx, p);
+      const auto why = ctx.comm.allgather(mine ? ctx.hostname + ": " + mine->reason : std::string());
+      if (mine) return *mine;
+      for (std::size_t r = 0; r < why.size(); ++r)
+        if (!why[r].empty()) return Outcome::skipped("rank " + std::to_string(r) + " cannot run the GPU job (" + why[r] + ")");
+    }
     std::string base;
     if (ctx.rank == 0) {
-      base = (fs::path(ctx.shared_dir) / storage::unique_dir_name("resume")).string();
+      base = (fs::path(ctx.shared_dir) / storage::unique_dir_name(gpu_ ? "resume-gpu" : "resume")).string();
       fs::create_directories(base);
     }
     base = ctx.comm.broadcast(base, 0);
@@ -223,7 +282,7 @@ class ResumeProbe final : public Probe {
     if (auto f = failures(r2, "restart"); !f.empty()) return blame(ctx, r2, f);
 
     if (ctx.rank == 0) {
-      const bool identical = judge_and_emit(ctx, p, r0, r1, r2, victim, shift, damage_msg, base, out);
+      const bool identical = judge_and_emit(ctx, p, m_, r0, r1, r2, victim, shift, damage_msg, base, out);
       std::error_code ec;
       if (identical && !p.keep_files) fs::remove_all(base, ec);
     }
@@ -239,7 +298,7 @@ class ResumeProbe final : public Probe {
     return Outcome::ok("the job could not run: " + what);
   }
 
-  static bool judge_and_emit(const ProbeContext& ctx, const ResumeParams& p, const std::vector<RankReport>& r0,
+  static bool judge_and_emit(const ProbeContext& ctx, const ResumeParams& p, const Metrics& m, const std::vector<RankReport>& r0,
                              const std::vector<RankReport>& r1, const std::vector<RankReport>& r2, const RankReport& victim,
                              const Shift& shift, const std::string& damage_msg, const std::string& base, SampleSink& out) {
     const std::string baseline_dir = (fs::path(base) / "baseline").string(), resumed_dir = (fs::path(base) / "resumed").string();
@@ -260,7 +319,33 @@ class ResumeProbe final : public Probe {
     nlohmann::json ip = job;
     ip["differing"] = differ;
     if (!identical) ip["kept_files"] = base;
-    out.value(place::cluster(), "resume.identical", identical ? 1.0 : 0.0, unit::boolean, ip);
+    out.value(place::cluster(), m("identical"), identical ? 1.0 : 0.0, unit::boolean, ip);
+
+    // The baseline against the job computed here, in one process: proves the distributed run
+    // (and, for resume-gpu, the kernels and NCCL's sums) computed the job itself, not merely
+    // something repeatable.
+    bool reference_ok = true;
+    const double cost = static_cast<double>(p.job.workers) * static_cast<double>(p.job.state_words) * p.job.steps;
+    if (cost <= p.reference_limit) {
+      std::vector<State> states;
+      for (int w = 0; w < p.job.workers; ++w) states.push_back(initial_state(p.job, w));
+      run_in_memory(p.job, states, 0, p.job.steps, nullptr);
+      nlohmann::json differ_ref = nlohmann::json::array();
+      for (int w = 0; w < p.job.workers; ++w) {
+        const auto want = encode_shard(p.job, w, p.job.steps, states[static_cast<std::size_t>(w)]);
+        std::vector<unsigned char> got;
+        try {
+          got = storage::read_whole_file(final_path(baseline_dir, w));
+        } catch (const std::exception&) {
+        }
+        if (got != want) differ_ref.push_back(w);
+      }
+      reference_ok = differ_ref.empty();
+      nlohmann::json rp = job;
+      rp["differing_workers"] = differ_ref;
+      if (!reference_ok) rp["kept_files"] = base;
+      out.value(place::cluster(), m("matches_reference"), reference_ok ? 1.0 : 0.0, unit::boolean, rp);
+    }
 
     // Loss logs: after the resume point against the uninterrupted run, and before the kill too.
     std::vector<unsigned char> ref, before, after;
@@ -279,15 +364,15 @@ class ResumeProbe final : public Probe {
                          {"compared", c_before.steps_compared}, {"why", c_before.why}};
     const bool loss_same = c_after.identical && c_before.identical;
     if (!loss_same) lp["kept_files"] = base;
-    out.value(place::cluster(), "resume.loss_identical", loss_same ? 1.0 : 0.0, unit::boolean, lp);
+    out.value(place::cluster(), m("loss_identical"), loss_same ? 1.0 : 0.0, unit::boolean, lp);
 
     // The kill, as waitpid saw it.
     const int sig = victim.wait_status >= 0 && WIFSIGNALED(victim.wait_status) ? WTERMSIG(victim.wait_status) : 0;
     const nlohmann::json kp = {{"worker", victim.worker}, {"rank", victim.rank}, {"host", victim.host}, {"pid", victim.pid},
                                {"step", victim.step}, {"wait_status", victim.status}};
-    out.value(place::cluster(), "resume.kill_step", victim.step, unit::count, kp);
-    out.text(place::cluster(), "resume.killed_host", victim.host, kp);
-    out.text(place::cluster(), "resume.kill_signal", sig ? signal_abbrev(sig) : victim.status, kp);
+    out.value(place::cluster(), m("kill_step"), victim.step, unit::count, kp);
+    out.text(place::cluster(), m("killed_host"), victim.host, kp);
+    out.text(place::cluster(), m("kill_signal"), sig ? signal_abbrev(sig) : victim.status, kp);
 
     // Where the restart began, and what it had to skip to get there.
     nlohmann::json choice;
@@ -299,8 +384,8 @@ class ResumeProbe final : public Probe {
     }
     const bool fallback = !choice["skipped"].empty();
     nlohmann::json rp = {{"skipped", choice["skipped"]}, {"damage", damage_msg.empty() ? "none" : damage_msg}};
-    out.value(place::cluster(), "resume.resumed_from_step", resumed_from, unit::count, rp);
-    out.value(place::cluster(), "resume.fallback", fallback ? 1.0 : 0.0, unit::boolean, rp);
+    out.value(place::cluster(), m("resumed_from_step"), resumed_from, unit::count, rp);
+    out.value(place::cluster(), m("fallback"), fallback ? 1.0 : 0.0, unit::boolean, rp);
 
     // The shifted mapping: who played each worker before and after.
     nlohmann::json moves = nlohmann::json::array();
@@ -310,7 +395,7 @@ class ResumeProbe final : public Probe {
                        {"after", r.host + " rank " + std::to_string(r.rank)}});
     }
     if (ctx.host_count >= 2)
-      out.value(place::cluster(), "resume.moved_to_other_host", shift.all_hosts_changed ? 1.0 : 0.0, unit::boolean,
+      out.value(place::cluster(), m("moved_to_other_host"), shift.all_hosts_changed ? 1.0 : 0.0, unit::boolean,
                 {{"shift", shift.shift}, {"moves", moves}});
 
     auto slowest = [](const std::vector<RankReport>& v) {
@@ -318,18 +403,22 @@ class ResumeProbe final : public Probe {
       for (const auto& r : v) m = std::max(m, r.wall_s);
       return m;
     };
-    out.value(place::cluster(), "resume.wall_uninterrupted", slowest(r0), unit::seconds, job);
-    out.value(place::cluster(), "resume.wall_interrupted", slowest(r1), unit::seconds, job);
+    out.value(place::cluster(), m("wall_uninterrupted"), slowest(r0), unit::seconds, job);
+    out.value(place::cluster(), m("wall_interrupted"), slowest(r1), unit::seconds, job);
     nlohmann::json wp = job;
     wp["moves"] = moves;
     wp["shift"] = shift.shift;
-    out.value(place::cluster(), "resume.wall_restart", slowest(r2), unit::seconds, wp);
-    return identical && loss_same;
+    out.value(place::cluster(), m("wall_restart"), slowest(r2), unit::seconds, wp);
+    return identical && loss_same && reference_ok;
   }
+
+  bool gpu_;
+  Metrics m_;
 };
 
 }  // namespace
 
-std::unique_ptr<Probe> make_resume_probe() { return std::make_unique<ResumeProbe>(); }
+std::unique_ptr<Probe> make_resume_probe() { return std::make_unique<ResumeProbe>(false); }
+std::unique_ptr<Probe> make_resume_gpu_probe() { return std::make_unique<ResumeProbe>(true); }
 
 }  // namespace ga

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/resume/checkpoint.hpp"
+#include "probes/resume/engine.hpp"
 #include "probes/resume/frame.hpp"
 #include "probes/storage/file_io.hpp"
 
@@ -36,6 +37,11 @@ std::vector<std::string> worker_argv(const WorkerArgs& a) {
                                 "--ckpt-root", a.ckpt_root, "--out", a.out_dir, "--attempt", a.attempt,
                                 "--fd", std::to_string(a.fd)};
   if (a.resume) v.push_back("--resume");
+  if (a.gpu) {
+    v.insert(v.end(), {"--gpu", "--gpu-slot", std::to_string(a.gpu_slot)});
+    if (!a.cuda_library.empty()) v.insert(v.end(), {"--cuda-library", a.cuda_library});
+    if (!a.nccl_library.empty()) v.insert(v.end(), {"--nccl-library", a.nccl_library});
+  }
   return v;
 }
 
@@ -54,8 +60,8 @@ WorkerArgs parse_worker_args(const std::vector<std::string>& args) {
   };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& f = args[i];
-    if (f == "--resume") {
-      a.resume = true;
+    if (f == "--resume" || f == "--gpu") {
+      (f == "--gpu" ? a.gpu : a.resume) = true;
       continue;
     }
     if (i + 1 >= args.size()) throw std::invalid_argument(f + " needs a value");
@@ -71,6 +77,9 @@ WorkerArgs parse_worker_args(const std::vector<std::string>& args) {
     else if (f == "--out") a.out_dir = v;
     else if (f == "--attempt") a.attempt = v;
     else if (f == "--fd") a.fd = static_cast<int>(number(f, v));
+    else if (f == "--gpu-slot") a.gpu_slot = static_cast<int>(number(f, v));
+    else if (f == "--cuda-library") a.cuda_library = v;
+    else if (f == "--nccl-library") a.nccl_library = v;
     else throw std::invalid_argument("unknown argument " + f);
   }
   validate(a.job);
@@ -89,7 +98,49 @@ void write_choice(const WorkerArgs& a, const ResumeChoice& c) {
   storage::write_file_atomic(choice_path(a.out_dir, a.attempt, a.worker), text.data(), text.size());
 }
 
+class HostEngine final : public Engine {
+ public:
+  HostEngine(const JobConfig& c, int worker, State s) : c_(c), worker_(worker), s_(std::move(s)) {}
+  std::uint64_t frame_words_of_contribution() const override { return c_.contrib_words; }
+  Contribution contribute(int step) override { return ga::resume::contribute(c_, s_, worker_, step); }
+  void apply(int step, const Reduced& r) override { ga::resume::apply(c_, s_, worker_, step, r); }
+  State snapshot() override { return s_; }
+
+ private:
+  JobConfig c_;
+  int worker_;
+  State s_;
+};
+
+// Every worker's frame of one exchange, checked: worker w's frame is at w and of this step,
+// and every worker resumed from the same checkpoint.
+std::vector<Frame> exchange(const WorkerArgs& a, const Frame& out, std::uint64_t cw) {
+  const JobConfig& c = a.job;
+  const std::size_t fw = frame_words(cw);
+  std::vector<std::uint64_t> mine(fw), all(fw * static_cast<std::size_t>(c.workers));
+  encode_frame(out, mine.data());
+  send_all(a.fd, mine.data(), mine.size() * 8);
+  // Here the step is half done: the contribution is out, the update not yet applied.
+  if (!recv_all(a.fd, all.data(), all.size() * 8)) return {};  // the job was stopped
+  std::vector<Frame> frames;
+  for (int w = 0; w < c.workers; ++w) {
+    Frame f = decode_frame(all.data() + static_cast<std::size_t>(w) * fw, cw);
+    if (f.worker != static_cast<std::uint64_t>(w) || f.step != out.step)
+      throw std::runtime_error("step " + std::to_string(out.step) + ": frame " + std::to_string(w) + " is worker " + std::to_string(f.worker) +
+                               " at step " + std::to_string(f.step));
+    if (f.start_step != out.start_step)
+      throw std::runtime_error("worker " + std::to_string(w) + " resumed from step " + std::to_string(f.start_step) + ", this one from " +
+                               std::to_string(out.start_step) + ": the workers see different checkpoints");
+    frames.push_back(std::move(f));
+  }
+  return frames;
+}
+
 }  // namespace
+
+std::unique_ptr<Engine> make_host_engine(const JobConfig& c, int worker, State initial) {
+  return std::make_unique<HostEngine>(c, worker, std::move(initial));
+}
 
 int run_worker(const WorkerArgs& a) {
   const JobConfig& c = a.job;
@@ -105,36 +156,41 @@ int run_worker(const WorkerArgs& a) {
   } else {
     state = initial_state(c, a.worker);
   }
+  std::unique_ptr<Engine> engine;
+  if (a.gpu) engine = make_gpu_engine({c, a.worker, a.gpu_slot, a.cuda_library, a.nccl_library}, state);
+  else engine = make_host_engine(c, a.worker, std::move(state));
   // Worker 0 keeps the loss log: (step, loss bits) records, so two runs compare byte for byte.
   storage::UniqueFd losses;
   if (a.worker == 0) losses = storage::open_or_throw(losses_path(a.out_dir, a.attempt), O_WRONLY | O_CREAT | O_TRUNC);
 
-  const std::size_t fw = frame_words(c.contrib_words);
-  std::vector<std::uint64_t> mine(fw), all(fw * static_cast<std::size_t>(c.workers));
+  const std::uint64_t cw = engine->frame_words_of_contribution();
   Frame out;
   out.worker = static_cast<std::uint64_t>(a.worker);
   out.start_step = static_cast<std::uint64_t>(start);
+  if (engine->needs_hello()) {
+    out.step = static_cast<std::uint64_t>(start);
+    out.contrib = engine->hello_words();
+    const auto frames = exchange(a, out, cw);
+    if (frames.empty()) return kWorkerStopped;
+    engine->connect(frames.front().contrib);
+  }
   for (int step = start + 1; step <= c.steps; ++step) {
-    Contribution part = contribute(c, state, a.worker, step);
+    Contribution part = engine->contribute(step);
     out.step = static_cast<std::uint64_t>(step);
     out.local_loss = part.local_loss;
     out.contrib = std::move(part.words);
-    encode_frame(out, mine.data());
-    send_all(a.fd, mine.data(), mine.size() * 8);
-    // Here the step is half done: the contribution is out, the update not yet applied.
-    if (!recv_all(a.fd, all.data(), all.size() * 8)) return kWorkerStopped;  // the job was stopped
-
+    out.contrib.resize(cw, 0);
+    const auto frames = exchange(a, out, cw);
+    if (frames.empty()) {
+      engine->abandon();
+      return kWorkerStopped;
+    }
     std::vector<Contribution> parts(static_cast<std::size_t>(c.workers));
     std::vector<ShardRecord> reported;
     for (int w = 0; w < c.workers; ++w) {
-      const Frame f = decode_frame(all.data() + static_cast<std::size_t>(w) * fw, c.contrib_words);
-      if (f.worker != static_cast<std::uint64_t>(w) || f.step != static_cast<std::uint64_t>(step))
-        throw std::runtime_error("step " + std::to_string(step) + ": frame " + std::to_string(w) + " is worker " + std::to_string(f.worker) +
-                                 " at step " + std::to_string(f.step));
-      if (f.start_step != out.start_step)
-        throw std::runtime_error("worker " + std::to_string(w) + " resumed from step " + std::to_string(f.start_step) + ", this one from " +
-                                 std::to_string(out.start_step) + ": the workers see different checkpoints");
-      parts[static_cast<std::size_t>(w)] = {f.contrib, f.local_loss};
+      const Frame& f = frames[static_cast<std::size_t>(w)];
+      // The GPU engine's words are summed by NCCL, not carried here.
+      parts[static_cast<std::size_t>(w)] = {a.gpu ? std::vector<std::uint64_t>{} : f.contrib, f.local_loss};
       if (f.ckpt_step != kNoCheckpoint && f.ckpt_step == out.ckpt_step) reported.push_back({w, f.ckpt_bytes, f.ckpt_checksum});
     }
     const Reduced r = reduce(parts);
@@ -146,16 +202,16 @@ int run_worker(const WorkerArgs& a) {
       std::memcpy(&rec[1], &r.loss, 8);
       storage::write_all(losses.get(), rec, sizeof rec, losses_path(a.out_dir, a.attempt));
     }
-    apply(c, state, a.worker, step, r);
+    engine->apply(step, r);
     out.ckpt_step = kNoCheckpoint;
     if (step % c.every == 0 && step < c.steps) {
-      const ShardRecord rec = write_shard(a.ckpt_root, c, a.worker, step, state);
+      const ShardRecord rec = write_shard(a.ckpt_root, c, a.worker, step, engine->snapshot());
       out.ckpt_step = static_cast<std::uint64_t>(step);
       out.ckpt_checksum = rec.checksum;
       out.ckpt_bytes = rec.bytes;
     }
   }
-  const auto final_bytes = encode_shard(c, a.worker, c.steps, state);
+  const auto final_bytes = encode_shard(c, a.worker, c.steps, engine->snapshot());
   storage::write_file_atomic(final_path(a.out_dir, a.worker), final_bytes.data(), final_bytes.size());
   if (losses) storage::fsync_or_throw(losses.get(), losses_path(a.out_dir, a.attempt));
   return kWorkerDone;

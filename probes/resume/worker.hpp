@@ -20,6 +20,10 @@ struct WorkerArgs {
   std::string attempt = "run";
   bool resume = false;                 // start from the newest complete checkpoint
   int fd = 3;
+  // State in GPU memory, summed with NCCL (engine.hpp); the GPU is slot mod the device count.
+  bool gpu = false;
+  int gpu_slot = 0;
+  std::string cuda_library, nccl_library;  // named libraries; empty: the defaults
 };
 std::vector<std::string> worker_argv(const WorkerArgs&);   // without the program and command
 WorkerArgs parse_worker_args(const std::vector<std::string>& args);  // throws naming the bad one

@@ -6,6 +6,8 @@
  *   OLD         cuDriverGetVersion says 11000 (CUDA 11.0, a pre-525 driver)
  *   INCOMPLETE  exports only cuInit and cuDriverGetVersion
  *   DEV_FAIL    like OK, but device 1 fails cuDeviceGetName with CUDA_ERROR_INVALID_DEVICE (101)
+ * All but INCOMPLETE also load PTX and launch kernels: fake_ptx.cpp interprets the PTX that
+ * gpuaccept ships (probes/resume/resume_kernels.ptx), on the host, thread after thread.
  * It measures nothing real: tests never assert a speed. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,6 +46,9 @@ CUresult cuGetErrorName(CUresult e, const char** s) {
     case 100: *s = "CUDA_ERROR_NO_DEVICE"; return 0;
     case 101: *s = "CUDA_ERROR_INVALID_DEVICE"; return 0;
     case 1: *s = "CUDA_ERROR_INVALID_VALUE"; return 0;
+    case 218: *s = "CUDA_ERROR_INVALID_PTX"; return 0;
+    case 500: *s = "CUDA_ERROR_NOT_FOUND"; return 0;
+    case 700: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
     default: *s = "CUDA_ERROR_UNKNOWN"; return 0;
   }
 }

@@ -3,7 +3,7 @@
 set(GA_FAKES_DIR ${PROJECT_SOURCE_DIR}/tests/fakes)
 foreach(mode ok init_fail old incomplete dev_fail)
   string(TOUPPER ${mode} MODE)
-  add_library(fake_cuda_${mode} SHARED ${GA_FAKES_DIR}/fake_libcuda.c)
+  add_library(fake_cuda_${mode} SHARED ${GA_FAKES_DIR}/fake_libcuda.c ${GA_FAKES_DIR}/fake_ptx.cpp)
   target_compile_definitions(fake_cuda_${mode} PRIVATE FAKE_CUDA_${MODE}=1)
 endforeach()
 add_library(fake_nvml SHARED ${GA_FAKES_DIR}/fake_libnvml.c)
@@ -13,7 +13,7 @@ add_library(fake_nccl_wrong SHARED ${GA_FAKES_DIR}/fake_libnccl.c)
 target_compile_definitions(fake_nccl_wrong PRIVATE FAKE_NCCL_WRONG=1)
 set(GA_GPU_FAKES fake_cuda_ok fake_cuda_init_fail fake_cuda_old fake_cuda_incomplete fake_cuda_dev_fail
     fake_nvml fake_cublas fake_nccl fake_nccl_wrong)
-set_target_properties(${GA_GPU_FAKES} PROPERTIES C_VISIBILITY_PRESET default)
+set_target_properties(${GA_GPU_FAKES} PROPERTIES C_VISIBILITY_PRESET default CXX_VISIBILITY_PRESET default)
 
 if(TARGET test_probes)
   add_dependencies(test_probes ${GA_GPU_FAKES})

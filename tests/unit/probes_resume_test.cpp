@@ -15,6 +15,7 @@
 #include "probes/resume/checkpoint.hpp"
 #include "probes/resume/compare.hpp"
 #include "probes/resume/damage.hpp"
+#include "probes/resume/engine.hpp"
 #include "probes/resume/frame.hpp"
 #include "probes/resume/relay.hpp"
 #include "probes/resume/worker.hpp"
@@ -307,6 +308,15 @@ TEST(ResumeWorker, ArgumentsRoundTripAndBadOnesAreNamed) {
   EXPECT_EQ(back.job.state_words, a.job.state_words);
   EXPECT_TRUE(back.resume);
   EXPECT_EQ(worker_argv(back), worker_argv(a));
+  EXPECT_FALSE(back.gpu);
+  a.gpu = true;
+  a.gpu_slot = 5;
+  a.nccl_library = "/opt/nccl/lib/libnccl.so.2";
+  const auto gpu = parse_worker_args(worker_argv(a));
+  EXPECT_TRUE(gpu.gpu);
+  EXPECT_EQ(gpu.gpu_slot, 5);
+  EXPECT_EQ(gpu.nccl_library, a.nccl_library);
+  EXPECT_EQ(gpu.cuda_library, "");
   auto bad = worker_argv(a);
   bad[1] = "4";  // --worker 4 of 4
   EXPECT_THROW(parse_worker_args(bad), std::invalid_argument);
@@ -345,10 +355,11 @@ int drive_worker(const WorkerArgs& a, int stop_after, std::vector<Frame>* seen) 
   mine.fd = sv[1];
   int rc = -1;
   std::thread t([&] { rc = run_worker(mine); ::shutdown(sv[1], SHUT_RDWR); });
-  std::vector<std::uint64_t> buf(frame_words(a.job.contrib_words));
+  const std::uint64_t cw = frame_contrib_words(a.job, a.gpu);
+  std::vector<std::uint64_t> buf(frame_words(cw));
   int steps = 0;
   while (recv_all(sv[0], buf.data(), buf.size() * 8)) {
-    seen->push_back(decode_frame(buf.data(), a.job.contrib_words));
+    seen->push_back(decode_frame(buf.data(), cw));
     if (stop_after > 0 && ++steps == stop_after) break;
     send_all(sv[0], buf.data(), buf.size() * 8);
   }
@@ -425,4 +436,92 @@ TEST(ResumeWorkerProcess, SigkillIsSeenByWaitpidAndTheSignalMaskIsNotInherited) 
   const auto text = ga::storage::read_whole_file(log);
   EXPECT_NE(std::string(text.begin(), text.end()).find("to-the-log"), std::string::npos);
   EXPECT_THROW(WorkerProcess("/nonexistent/gpuaccept", {}, log), std::runtime_error);
+}
+
+// ---------------------------------------------------------------- the job in GPU memory
+// The fake libcuda interprets the very PTX gpuaccept ships (tests/fakes/fake_ptx.cpp), and
+// the fake NCCL reduces for real, so these tests check the kernels' arithmetic and the
+// engine's calls without a GPU.
+namespace {
+GpuEngineOptions fake_gpu(const JobConfig& c, int worker) {
+  GpuEngineOptions o;
+  o.job = c;
+  o.worker = worker;
+  o.cuda_library = GA_FAKE_CUDA_OK;
+  o.nccl_library = GA_FAKE_NCCL;
+  return o;
+}
+}  // namespace
+
+TEST(ResumeGpuEngine, KernelsComputeTheHostJobBitForBit) {
+  for (const auto& [words, m] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{4096, 64}, {1000, 7}, {300, 300}}) {
+    JobConfig c = small(1);
+    c.state_words = words;
+    c.contrib_words = m;
+    State host = initial_state(c, 0);
+    auto gpu = make_gpu_engine(fake_gpu(c, 0), host);
+    ASSERT_TRUE(gpu->needs_hello());
+    gpu->connect(gpu->hello_words());  // one worker: its own NCCL id
+    for (int step = 1; step <= 5; ++step) {
+      const Contribution want = contribute(c, host, 0, step);
+      const Contribution got = gpu->contribute(step);
+      EXPECT_EQ(std::memcmp(&got.local_loss, &want.local_loss, 8), 0) << "step " << step << ": " << got.local_loss << " vs " << want.local_loss;
+      const Reduced r = reduce({want});
+      apply(c, host, 0, step, r);
+      gpu->apply(step, reduce({got}));
+      ASSERT_EQ(gpu->snapshot(), host) << "words " << words << " m " << m << " step " << step;
+    }
+  }
+}
+
+TEST(ResumeGpuEngine, AMissingLibraryIsNamed) {
+  JobConfig c = small(1);
+  auto o = fake_gpu(c, 0);
+  o.nccl_library = "/nonexistent/libnccl.so.2";
+  try {
+    make_gpu_engine(o, initial_state(c, 0));
+    FAIL() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("NCCL cannot be loaded"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libnccl.so.2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ResumeGpuEngine, AStoppedGpuWorkerResumesBitForBitAndMatchesTheHostRun) {
+  ScratchDir d;
+  WorkerArgs a;
+  a.job = small(1);
+  a.worker = 0;
+  a.ckpt_root = (d.p / "ckpt").string();
+  a.out_dir = (d.p / "host").string();
+  a.attempt = "baseline";
+  std::vector<Frame> seen;
+  ASSERT_EQ(drive_worker(a, 0, &seen), kWorkerDone);  // the host engine: the reference
+
+  WorkerArgs g = a;
+  g.gpu = true;
+  g.cuda_library = GA_FAKE_CUDA_OK;
+  g.nccl_library = GA_FAKE_NCCL;
+  g.ckpt_root = (d.p / "gckpt").string();
+  g.out_dir = (d.p / "gpu").string();
+  g.attempt = "first";
+  seen.clear();
+  EXPECT_EQ(drive_worker(g, 26, &seen), kWorkerStopped);  // hello + 25 steps, then hung up
+  ASSERT_EQ(seen.size(), 26u);
+  EXPECT_EQ(seen.front().step, 0u);  // the hello frame carries the NCCL id
+  g.attempt = "restart";
+  g.resume = true;
+  seen.clear();
+  ASSERT_EQ(drive_worker(g, 0, &seen), kWorkerDone);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.front().step, 20u);  // hello at the resume point
+  EXPECT_EQ(seen.front().start_step, 20u);
+  EXPECT_EQ(seen.at(1).step, 21u);
+
+  std::string why;
+  EXPECT_TRUE(same_file_bytes(final_path(a.out_dir, 0), final_path(g.out_dir, 0), &why)) << why;
+  const auto ref = ga::storage::read_whole_file(losses_path(a.out_dir, "baseline"));
+  const auto after = ga::storage::read_whole_file(losses_path(g.out_dir, "restart"));
+  const auto cmp = compare_losses(ref, after, 21, a.job.steps);
+  EXPECT_TRUE(cmp.identical) << cmp.why;
 }
