@@ -26,3 +26,12 @@ endif()
 add_custom_target(gpu_fakes DEPENDS ${GA_GPU_FAKES})
 ga_integration_test(gpu_paths gpu_paths.sh TIMEOUT 240 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
+
+# resume-gpu through the whole program on the fakes (the PTX interpreted, NCCL through shared
+# memory): this host and fake hosts, clean and with a miscomputing NCCL.
+ga_integration_test(gpu.resume_local_clean resume_gpu.sh TIMEOUT 240
+  ARGS local clean $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nccl>)
+ga_integration_test(gpu.resume_local_wrong resume_gpu.sh TIMEOUT 240
+  ARGS local wrong $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nccl_wrong>)
+ga_integration_test(gpu.resume_fake_hosts resume_gpu.sh TIMEOUT 240 SERIAL
+  ARGS fake clean $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nccl>)

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# resume-gpu end to end, without a GPU: the fake libcuda interprets the job's PTX and the fake
+# NCCL reduces across the worker processes through shared memory (tests/fakes), so the run
+# goes through every call a GPU run makes. Usage: resume_gpu.sh WHERE MODE FAKE_CUDA FAKE_NCCL
+#   WHERE local: 4 ranks on this host; fake: 3 fake hosts, one rank each
+#   MODE  clean: every resume-gpu criterion passes; the kill is named (host, SIGKILL, step);
+#                with damage=truncate the restart falls back one checkpoint
+#         wrong: the NCCL flips a bit of every reduction (a miscomputing GPU stack): the run is
+#                still repeatable (resume-gpu.identical passes), but resume-gpu.matches_reference
+#                fails, and it is the only failing verdict
+source "$(dirname "$0")/lib.sh"
+where=${1:?local or fake}
+mode=${2:?clean or wrong}
+fake_cuda=${3:?fake libcuda} fake_nccl=${4:?fake libnccl}
+for f in "$fake_cuda" "$fake_nccl"; do
+  [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
+done
+tree="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia"   # two NVIDIA GPUs on a recorded PCI bus
+
+cat >"$GA_TMP/suite.yaml" <<'YAML'
+schema_version: 1
+name: resume-gpu-test
+description: resume-gpu, small
+probes:
+  - name: resume-gpu
+    params: {steps: 120, every: 20, state_kib: 16}
+YAML
+args=(--suite "$GA_TMP/suite.yaml" --out "$GA_TMP/run" --probe-timeout 120
+      --set "resume-gpu.cuda_library=$fake_cuda" --set "resume-gpu.nccl_library=$fake_nccl")
+[ "$mode" = clean ] && args+=(--set resume-gpu.damage=truncate)
+
+if [ "$where" = fake ]; then
+  N=3
+  fake_up $N
+  hosts=(ga-h1 ga-h2 ga-h3)
+  # shellcheck disable=SC2046
+  mpirun -np $N --host "$("$GA_FAKEHOSTS" hosts $N)" $(fake_mpirun_opts) -x "GPUACCEPT_SYSFS_ROOT=$tree" \
+    "$GA_BIN" "${args[@]}" >"$GA_TMP/mpirun.log" 2>&1
+else
+  N=4
+  hosts=("$(hostname -s)")
+  GPUACCEPT_SYSFS_ROOT=$tree ga_mpirun $N "${args[@]}" >"$GA_TMP/mpirun.log" 2>&1
+fi
+rc=$?
+log "mpirun exit code $rc"
+r=$GA_TMP/run/report.json
+j=$GA_TMP/run/samples.jsonl
+check "report written" test -s "$r"
+verdict() { jqr "$r" "[.verdicts[] | select(.criterion==\"$1\" and .place==\"$2\") | .status] | first // \"none\""; }
+sample() { jq -r "select(.type==\"sample\" and .metric==\"$1\" and .place==\"$2\") | $3" "$j"; }
+failing() { jqr "$r" '[.verdicts[] | select(.status=="fail" or .status=="missing" or .status=="error") | "\(.criterion)@\(.place)"] | join(" ")'; }
+
+check "resume-gpu ran on every rank" test "$(jqr "$r" '.probes[] | select(.name=="resume-gpu") | .status')" = ok
+check "resume-gpu.identical passes" test "$(verdict resume-gpu.identical cluster)" = pass
+check "resume-gpu.loss_identical passes" test "$(verdict resume-gpu.loss_identical cluster)" = pass
+check "the kill was a SIGKILL seen by waitpid" test "$(verdict resume-gpu.killed_by_sigkill cluster)" = pass
+killed=$(sample resume-gpu.killed_host cluster .text)
+log "killed GPU worker on $killed at step $(sample resume-gpu.kill_step cluster .value)"
+check "the killed process's host is recorded" test "$killed" = "${hosts[$((${#hosts[@]} - 1))]}"
+bad=$(failing)
+log "failing verdicts: ${bad:-none}"
+if [ "$mode" = wrong ]; then
+  check "resume-gpu.matches_reference fails" test "$(verdict resume-gpu.matches_reference cluster)" = fail
+  check "every worker is named as differing" test "$(sample resume-gpu.matches_reference cluster '.params.differing_workers | length')" = $N
+  check "only resume-gpu.matches_reference fails" test "$bad" = "resume-gpu.matches_reference@cluster"
+  check "exit code 1" test "$rc" = 1
+else
+  check "resume-gpu.matches_reference passes (the PTX computed the host's job)" test "$(verdict resume-gpu.matches_reference cluster)" = pass
+  from=$(sample resume-gpu.resumed_from_step cluster .value)
+  check "falls back from the torn checkpoint to step 40" test "$from" = 40
+  check "the torn shard is named" grep -q "torn or truncated" <<<"$(sample resume-gpu.resumed_from_step cluster '[.params.skipped[].why] | join("; ")')"
+  if [ "$where" = fake ]; then
+    check "resume-gpu.moved_to_other_host passes" test "$(verdict resume-gpu.moved_to_other_host cluster)" = pass
+  fi
+  check "no failing verdict" test -z "$bad"
+  check "exit code 0" test "$rc" = 0
+fi
+check "no fake NCCL segment is left in /dev/shm" bash -c '! ls /dev/shm/ga-fake-nccl-* >/dev/null 2>&1'
+finish
