@@ -3,7 +3,8 @@
 # the `gpu` suite on this host's GPUs, print a table, and measure a reference on the same GPUs
 # in the same run (PyTorch copy and matmul when torch imports; nvbandwidth and nccl-tests'
 # all_reduce_perf when they are on the PATH), so the two can be put side by side in
-# docs/measurements.md.
+# docs/measurements.md. The gpu suite includes resume-gpu: the first time the job's PTX is
+# compiled by a real driver and its result held against the host reference.
 #
 # Needs: the CUDA toolkit (headers; libcuda from the driver; cuBLAS; NCCL where the host has
 # one), cmake, a C++20 compiler and the Debian build packages of scripts/install-deps.sh minus
@@ -129,9 +130,9 @@ import json, statistics, sys
 rows, facts, peak, outcomes = {}, {}, {}, []
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    if r.get("type") == "outcome" and r["probe"] in ("gpu", "nccl", "mpi-coll"):
+    if r.get("type") == "outcome" and r["probe"] in ("gpu", "nccl", "mpi-coll", "resume-gpu"):
         outcomes.append(f'{r["probe"]:8} rank {r["rank"]} ({r["host"]}): {r["status"]} {r.get("reason", "")}')
-    if r.get("type") != "sample" or r.get("probe") not in ("gpu", "nccl"):
+    if r.get("type") != "sample" or r.get("probe") not in ("gpu", "nccl", "resume-gpu"):
         continue
     p, m = r.get("params", {}), r["metric"]
     if r.get("text") is not None:
