@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # gpuaccept under a real Slurm (slurmctld + slurmd on this host) launched by srun: the report
-# records the job, and the resume probe kills and resumes its workers under srun as under mpirun.
+# records the job, and the resume probes kill and resume their workers under srun as under
+# mpirun: resume in host memory, and resume-gpu on the fake libcuda and NCCL (ARGS: their
+# paths), whose workers build their NCCL communicator through the ranks under srun too.
 source "$(dirname "$0")/lib.sh"
+fake_cuda=${1:?fake libcuda} fake_nccl=${2:?fake libnccl}
 S=$GA_SOURCE_DIR/tests/slurm/slurm-localhost.sh
 export SLURM_CONF=/run/gpuaccept-slurm/slurm.conf
 "$S" up >"$GA_TMP/up.log" 2>&1 || { cat "$GA_TMP/up.log"; fail "slurm daemons did not start"; finish; }
 trap '"$S" down >/dev/null 2>&1; cleanup_tmp' EXIT
-timeout 240 srun --mpi=pmix -n 4 --overcommit "$GA_BIN" run --suite resume --out "$GA_TMP/run" >"$GA_TMP/out" 2>&1
+# srun hands the environment to the tasks (--export=ALL is the default).
+GPUACCEPT_SYSFS_ROOT=$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia GPUACCEPT_CUDA_LIBRARY=$fake_cuda \
+  GPUACCEPT_NCCL_LIBRARY=$fake_nccl \
+  timeout 240 srun --mpi=pmix -n 4 --overcommit "$GA_BIN" run --suite resume --out "$GA_TMP/run" >"$GA_TMP/out" 2>&1
 rc=$?
 r=$GA_TMP/run/report.json
 check "srun run exits 0, got $rc" [ "$rc" -eq 0 ]
@@ -15,4 +21,7 @@ check "four ranks" [ "$(jqr "$r" '.run.ranks | length')" = 4 ]
 check "resume: final state bit-identical" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume.identical") | .value')" = 1 ]
 check "resume: the kill was a SIGKILL seen by waitpid" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume.kill_signal") | .text')" = SIGKILL ]
 check "resume: loss sequence identical after the resume point" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume.loss_identical") | .value')" = 1 ]
+check "resume-gpu: final state bit-identical" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume-gpu.identical") | .value')" = 1 ]
+check "resume-gpu: equal to the host reference" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume-gpu.matches_reference") | .value')" = 1 ]
+check "resume-gpu: the kill was a SIGKILL seen by waitpid" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume-gpu.kill_signal") | .text')" = SIGKILL ]
 finish
