@@ -45,12 +45,8 @@ else
 fi
 rc=$?
 log "mpirun exit code $rc"
-r=$GA_TMP/run/report.json
-j=$GA_TMP/run/samples.jsonl
+run_output "$GA_TMP/run"
 check "report written" test -s "$r"
-
-verdict() { jqr "$r" ".verdicts[] | select(.criterion==\"$1\" and .place==\"$2\") | .status"; }
-sample() { jq -r "select(.type==\"sample\" and .metric==\"$1\" and .place==\"$2\") | $3" "$j"; }
 
 for ((i = 1; i <= N; i++)); do
   h=ga-h$i

@@ -24,7 +24,7 @@ probes:
     params: {min_bytes: 8, max_bytes: 4096, max_iters: 2}
 YAML
 status_of() { jqr "$1/report.json" ".probes[] | select(.name==\"$2\") | .status"; }
-verdict() {  # verdict DIR CRITERION PLACE -> status
+verdict_in() {  # verdict_in DIR CRITERION PLACE -> status
   jqr "$1/report.json" ".verdicts[] | select(.criterion==\"$2\" and .place==\"$3\") | .status" | head -1
 }
 
@@ -45,7 +45,7 @@ rc=$?
 check "exit 1: a failing verdict (rc $rc)" [ "$rc" -eq 1 ]
 check "gpu failed" [ "$(status_of "$d2" gpu)" = failed ]
 check "nccl failed" [ "$(status_of "$d2" nccl)" = failed ]
-check "probe.gpu fails at $host" [ "$(verdict "$d2" probe.gpu "$host")" = fail ]
+check "probe.gpu fails at $host" [ "$(verdict_in "$d2" probe.gpu "$host")" = fail ]
 check "the reason names the missing driver" \
   bash -c "jq -r '.verdicts[] | select(.criterion==\"probe.gpu\") | .reason' '$d2/report.json' | grep -q 'CUDA driver library cannot be loaded'"
 
@@ -57,11 +57,11 @@ GPUACCEPT_SYSFS_ROOT=$tree GPUACCEPT_CUDA_LIBRARY=$fake_cuda GPUACCEPT_NVML_LIBR
 rc=$?
 check "exit 1 (rc $rc)" [ "$rc" -eq 1 ]
 check "gpu ok" [ "$(status_of "$d3" gpu)" = ok ]
-check "ECC fails at $host/gpu:1" [ "$(verdict "$d3" gpu.ecc.uncorrected "$host/gpu:1")" = fail ]
-check "ECC passes at $host/gpu:0" [ "$(verdict "$d3" gpu.ecc.uncorrected "$host/gpu:0")" = pass ]
-check "PCIe gen fails at $host/gpu:1" [ "$(verdict "$d3" gpu.pcie.gen_at_max "$host/gpu:1")" = fail ]
-check "PCIe gen passes at $host/gpu:0" [ "$(verdict "$d3" gpu.pcie.gen_at_max "$host/gpu:0")" = pass ]
-check "HW throttling fails at $host/gpu:1" [ "$(verdict "$d3" gpu.throttle.hardware "$host/gpu:1")" = fail ]
+check "ECC fails at $host/gpu:1" [ "$(verdict_in "$d3" gpu.ecc.uncorrected "$host/gpu:1")" = fail ]
+check "ECC passes at $host/gpu:0" [ "$(verdict_in "$d3" gpu.ecc.uncorrected "$host/gpu:0")" = pass ]
+check "PCIe gen fails at $host/gpu:1" [ "$(verdict_in "$d3" gpu.pcie.gen_at_max "$host/gpu:1")" = fail ]
+check "PCIe gen passes at $host/gpu:0" [ "$(verdict_in "$d3" gpu.pcie.gen_at_max "$host/gpu:0")" = pass ]
+check "HW throttling fails at $host/gpu:1" [ "$(verdict_in "$d3" gpu.throttle.hardware "$host/gpu:1")" = fail ]
 check "P2P measured both ways" \
   [ "$(jq -r "select(.type==\"sample\" and .metric==\"gpu.p2p_bw\") | .place" "$d3/samples.jsonl" | sort -u | wc -l)" -eq 2 ]
 finish

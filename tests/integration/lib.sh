@@ -104,3 +104,13 @@ fake_mpirun() {
 # For per-host wrappers (faketime on one host): build an MPMD command line yourself, e.g.
 #   mpirun $(fake_mpirun_opts) -np 3 --host ga-h1,ga-h2,ga-h3 "$GA_BIN" ARGS : \
 #          -np 1 --host ga-h4 env FAKETIME_DONT_FAKE_MONOTONIC=1 faketime -f +5s "$GA_BIN" ARGS
+
+# Reading one run's output: `run_output DIR` points r at DIR/report.json and j at
+# DIR/samples.jsonl; then
+#   verdict CRITERION PLACE -> the status of its verdict there ("none" when there is none)
+#   sample METRIC PLACE JQ  -> JQ applied to every such sample in the journal
+#   failing                 -> "criterion@place" of every fail, missing or error verdict
+run_output() { r=$1/report.json; j=$1/samples.jsonl; }
+verdict() { jqr "$r" "[.verdicts[] | select(.criterion==\"$1\" and .place==\"$2\") | .status] | first // \"none\""; }
+sample() { jq -r "select(.type==\"sample\" and .metric==\"$1\" and .place==\"$2\") | $3" "$j"; }
+failing() { jqr "$r" '[.verdicts[] | select(.status=="fail" or .status=="missing" or .status=="error") | "\(.criterion)@\(.place)"] | join(" ")'; }

@@ -45,12 +45,8 @@ else
 fi
 rc=$?
 log "mpirun exit code $rc"
-r=$GA_TMP/run/report.json
-j=$GA_TMP/run/samples.jsonl
+run_output "$GA_TMP/run"
 check "report written" test -s "$r"
-verdict() { jqr "$r" "[.verdicts[] | select(.criterion==\"$1\" and .place==\"$2\") | .status] | first // \"none\""; }
-sample() { jq -r "select(.type==\"sample\" and .metric==\"$1\" and .place==\"$2\") | $3" "$j"; }
-failing() { jqr "$r" '[.verdicts[] | select(.status=="fail" or .status=="missing" or .status=="error") | "\(.criterion)@\(.place)"] | join(" ")'; }
 
 # ---- storage
 for h in "${hosts[@]}"; do
