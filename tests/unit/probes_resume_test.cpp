@@ -369,16 +369,34 @@ int drive_worker(const WorkerArgs& a, int stop_after, std::vector<Frame>* seen) 
   ::close(sv[1]);
   return rc;
 }
+
+// A one-worker job in DIR/ckpt and DIR/OUT, the uninterrupted attempt.
+WorkerArgs one_worker(const fs::path& dir, const std::string& out) {
+  WorkerArgs a;
+  a.job = small(1);
+  a.worker = 0;
+  a.ckpt_root = (dir / "ckpt").string();
+  a.out_dir = (dir / out).string();
+  a.attempt = "baseline";
+  return a;
+}
+
+// The restarted run `b` ended as the uninterrupted `a`: final state and the loss of every step
+// after the resume point, byte for byte.
+void expect_same_ending(const WorkerArgs& a, const WorkerArgs& b, int resumed_from) {
+  std::string why;
+  EXPECT_TRUE(same_file_bytes(final_path(a.out_dir, 0), final_path(b.out_dir, 0), &why)) << why;
+  const auto ref = ga::storage::read_whole_file(losses_path(a.out_dir, "baseline"));
+  const auto after = ga::storage::read_whole_file(losses_path(b.out_dir, "restart"));
+  const auto cmp = compare_losses(ref, after, resumed_from + 1, a.job.steps);
+  EXPECT_TRUE(cmp.identical) << cmp.why;
+  EXPECT_EQ(cmp.steps_compared, a.job.steps - resumed_from);
+}
 }  // namespace
 
 TEST(ResumeWorker, AStoppedWorkerResumesFromItsCheckpointsBitForBit) {
   ScratchDir d;
-  WorkerArgs a;
-  a.job = small(1);
-  a.worker = 0;
-  a.ckpt_root = (d.p / "ckpt").string();
-  a.out_dir = (d.p / "ref").string();
-  a.attempt = "baseline";
+  const WorkerArgs a = one_worker(d.p, "ref");
   std::vector<Frame> seen;
   ASSERT_EQ(drive_worker(a, 0, &seen), kWorkerDone);
   EXPECT_EQ(seen.size(), static_cast<std::size_t>(a.job.steps));
@@ -399,14 +417,7 @@ TEST(ResumeWorker, AStoppedWorkerResumesFromItsCheckpointsBitForBit) {
   ASSERT_FALSE(seen.empty());
   EXPECT_EQ(seen.front().step, 21u);
   EXPECT_EQ(seen.front().start_step, 20u);
-
-  std::string why;
-  EXPECT_TRUE(same_file_bytes(final_path(a.out_dir, 0), final_path(b.out_dir, 0), &why)) << why;
-  const auto ref = ga::storage::read_whole_file(losses_path(a.out_dir, "baseline"));
-  const auto after = ga::storage::read_whole_file(losses_path(b.out_dir, "restart"));
-  const auto cmp = compare_losses(ref, after, 21, a.job.steps);
-  EXPECT_TRUE(cmp.identical) << cmp.why;
-  EXPECT_EQ(cmp.steps_compared, 20);
+  expect_same_ending(a, b, 20);
 }
 
 TEST(ResumeWorkerProcess, SigkillIsSeenByWaitpidAndTheSignalMaskIsNotInherited) {
@@ -489,12 +500,7 @@ TEST(ResumeGpuEngine, AMissingLibraryIsNamed) {
 
 TEST(ResumeGpuEngine, AStoppedGpuWorkerResumesBitForBitAndMatchesTheHostRun) {
   ScratchDir d;
-  WorkerArgs a;
-  a.job = small(1);
-  a.worker = 0;
-  a.ckpt_root = (d.p / "ckpt").string();
-  a.out_dir = (d.p / "host").string();
-  a.attempt = "baseline";
+  const WorkerArgs a = one_worker(d.p, "host");
   std::vector<Frame> seen;
   ASSERT_EQ(drive_worker(a, 0, &seen), kWorkerDone);  // the host engine: the reference
 
@@ -517,11 +523,5 @@ TEST(ResumeGpuEngine, AStoppedGpuWorkerResumesBitForBitAndMatchesTheHostRun) {
   EXPECT_EQ(seen.front().step, 20u);  // hello at the resume point
   EXPECT_EQ(seen.front().start_step, 20u);
   EXPECT_EQ(seen.at(1).step, 21u);
-
-  std::string why;
-  EXPECT_TRUE(same_file_bytes(final_path(a.out_dir, 0), final_path(g.out_dir, 0), &why)) << why;
-  const auto ref = ga::storage::read_whole_file(losses_path(a.out_dir, "baseline"));
-  const auto after = ga::storage::read_whole_file(losses_path(g.out_dir, "restart"));
-  const auto cmp = compare_losses(ref, after, 21, a.job.steps);
-  EXPECT_TRUE(cmp.identical) << cmp.why;
+  expect_same_ending(a, g, 20);  // the GPU run ends in the host run's bits
 }
