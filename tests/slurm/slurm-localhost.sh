@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
-# A real Slurm (slurmctld + slurmd, munge) on this host, for running gpuaccept under srun.
-#   slurm-localhost.sh up          start the daemons (state in /run/gpuaccept-slurm)
-#   slurm-localhost.sh down        stop them
-# The configuration is $S/slurm.conf, not /etc/slurm: callers export SLURM_CONF=$S/slurm.conf.
-# Settings from ../shared/docs/testing-without-hardware.md: no systemd, pmix for Open MPI,
-# proctrack/linuxproc and task/none (no cgroups here), accounting off.
+# A real Slurm (slurmctld + slurmd, munge) on this machine, for running gpuaccept under srun.
+#   slurm-localhost.sh up               one node: this host
+#   slurm-localhost.sh up-fake N        N nodes: the fake hosts ga-h1..ga-hN (made first with
+#                                       tests/fakehosts/fakehosts.sh up N), one slurmd inside
+#                                       each one's network namespace under its hostname; the
+#                                       controller on this host at the bridge's 10.231.0.254
+#   slurm-localhost.sh down             stop them
+# State in /run/gpuaccept-slurm; the configuration is $S/slurm.conf, not /etc/slurm: callers
+# export SLURM_CONF=$S/slurm.conf. Settings from ../shared/docs/testing-without-hardware.md: no
+# systemd, pmix for Open MPI, proctrack/linuxproc and task/none (no cgroups here), accounting
+# off; per-node spool, pid, log and TmpFS (pmix collides otherwise).
 set -euo pipefail
 S=/run/gpuaccept-slurm
+export SLURM_CONF=$S/slurm.conf
 host=$(hostname -s)
-up() {
-  local cpus=$(nproc)
-  mkdir -p "$S"/{spool,state,log} /run/munge
-  export SLURM_CONF=$S/slurm.conf
+
+start_munge() {
+  mkdir -p "$S"/{state,log,tmp} /run/munge
   chown munge:munge /run/munge
   [ -s /etc/munge/munge.key ] || { dd if=/dev/urandom bs=1 count=1024 of=/etc/munge/munge.key 2>/dev/null; chown munge:munge /etc/munge/munge.key; chmod 400 /etc/munge/munge.key; }
   pgrep -x munged >/dev/null || su -s /bin/sh munge -c "/usr/sbin/munged"
+}
+
+# write_conf CONTROLLER NODES: CONTROLLER as SlurmctldHost takes it, NODES the node list line.
+write_conf() {
+  local nodes=$2
   cat >"$SLURM_CONF" <<CONF
 ClusterName=gpuaccept
-SlurmctldHost=$host
+SlurmctldHost=$1
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -31,22 +41,63 @@ SchedulerType=sched/builtin
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 StateSaveLocation=$S/state
-SlurmdSpoolDir=$S/spool
+SlurmdSpoolDir=$S/spool.%n
+TmpFS=$S/tmp/%n
 SlurmctldPidFile=$S/slurmctld.pid
-SlurmdPidFile=$S/slurmd.pid
+SlurmdPidFile=$S/slurmd.%n.pid
 SlurmctldLogFile=$S/log/slurmctld.log
-SlurmdLogFile=$S/log/slurmd.log
-NodeName=$host CPUs=$cpus State=UNKNOWN
-PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
+SlurmdLogFile=$S/log/slurmd.%n.log
+$nodes
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 CONF
-  slurmctld -i
-  slurmd
-  for _ in $(seq 60); do sinfo -h -o %T 2>/dev/null | grep -qE "idle|mixed" && return 0; sleep 0.5; done
-  echo "slurm did not come up; see $S/log" >&2
+}
+
+wait_idle() {  # wait_idle N: until N nodes are idle
+  for _ in $(seq 60); do
+    [ "$(sinfo -h -o '%D %T' 2>/dev/null | awk '$2 ~ /idle|mixed/ {n += $1} END {print n + 0}')" -ge "$1" ] && return 0
+    sleep 0.5
+  done
+  echo "slurm did not come up with $1 node(s); see $S/log" >&2
   return 1
 }
-down() {
-  for f in "$S"/slurmd.pid "$S"/slurmctld.pid; do [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null || true; done
-  sleep 1
+
+up() {
+  start_munge
+  mkdir -p "$S/tmp/$host"
+  write_conf "$host" "NodeName=$host CPUs=$(nproc) State=UNKNOWN"
+  slurmctld -i
+  slurmd
+  wait_idle 1
 }
-case "${1:-}" in up) up ;; down) down ;; *) echo "usage: $0 up | down" >&2; exit 2 ;; esac
+
+up_fake() {
+  local n=${1:?how many fake hosts} i
+  for ((i = 1; i <= n; i++)); do
+    [ -e /run/netns/ga-h$i ] || { echo "no fake host ga-h$i: run tests/fakehosts/fakehosts.sh up $n first" >&2; exit 2; }
+  done
+  start_munge
+  write_conf "$host(10.231.0.254)" "NodeName=ga-h[1-$n] NodeAddr=10.231.0.[1-$n] CPUs=$(nproc) State=UNKNOWN"
+  slurmctld -i
+  for ((i = 1; i <= n; i++)); do
+    mkdir -p "$S/tmp/ga-h$i"
+    # nsenter, not `ip netns exec` (which remounts /sys: slurmd then fails); its own UTS
+    # namespace, so slurmd finds itself by the fake host's name. slurmd daemonises and keeps
+    # both namespaces alive.
+    nsenter --net=/run/netns/ga-h$i unshare --uts sh -c 'hostname "$0"; exec slurmd' "ga-h$i"
+  done
+  wait_idle "$n"
+}
+
+down() {
+  for f in "$S"/slurmd*.pid "$S"/slurmctld.pid; do [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null || true; done
+  sleep 1
+  # The next `up` must not inherit nodes or jobs of this one (-i clears jobs, not the nodes' state).
+  rm -rf "$S/state" "$S"/spool.* "$S/tmp"
+}
+
+case "${1:-}" in
+  up) up ;;
+  up-fake) up_fake "${2:-}" ;;
+  down) down ;;
+  *) echo "usage: $0 up | up-fake N | down" >&2; exit 2 ;;
+esac
