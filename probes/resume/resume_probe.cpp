@@ -203,6 +203,10 @@ std::optional<Outcome> gpu_blocker(const ProbeContext& ctx, const ResumeParams& 
   const auto access = gpu::open_gpus(gpu::nvidia_gpus_on_bus(ctx.host, ctx.sysfs_root), p.libraries, opt);
   if (access.stop) return *access.stop;
   if (access.gpus.empty()) return Outcome::failed("NVIDIA GPUs present but CUDA opens none of them: " + access.failure);
+  // NCCL refuses two ranks of one communicator on one GPU: one worker per GPU, or none.
+  if (ctx.local_size > static_cast<int>(access.gpus.size()))
+    return Outcome::skipped(std::to_string(ctx.local_size) + " ranks on this host share " + std::to_string(access.gpus.size()) +
+                            " GPU(s); the GPU job needs one GPU per rank (launch at most one rank per GPU)");
   const gpu::Nccl nccl(p.libraries.nccl);
   if (!nccl.loaded()) return Outcome::failed("NVIDIA GPUs present but NCCL cannot be loaded: " + nccl.error());
   return std::nullopt;

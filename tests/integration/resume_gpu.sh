@@ -2,7 +2,8 @@
 # resume-gpu end to end, without a GPU: the fake libcuda interprets the job's PTX and the fake
 # NCCL reduces across the worker processes through shared memory (tests/fakes), so the run
 # goes through every call a GPU run makes. Usage: resume_gpu.sh WHERE MODE FAKE_CUDA FAKE_NCCL
-#   WHERE local: 4 ranks on this host; fake: 3 fake hosts, one rank each
+#   WHERE local: 2 ranks on this host (its recorded PCI bus has 2 GPUs: one rank per GPU);
+#         fake: 3 fake hosts, one rank each
 #   MODE  clean: every resume-gpu criterion passes; the kill is named (host, SIGKILL, step);
 #                with damage=truncate the restart falls back one checkpoint
 #         wrong: the NCCL flips a bit of every reduction (a miscomputing GPU stack): the run is
@@ -25,7 +26,7 @@ probes:
   - name: resume-gpu
     params: {steps: 120, every: 20, state_kib: 16}
 YAML
-args=(--suite "$GA_TMP/suite.yaml" --out "$GA_TMP/run" --probe-timeout 120
+args=(--suite "$GA_TMP/suite.yaml" --probe-timeout 120
       --set "resume-gpu.cuda_library=$fake_cuda" --set "resume-gpu.nccl_library=$fake_nccl")
 [ "$mode" = clean ] && args+=(--set resume-gpu.damage=truncate)
 
@@ -35,11 +36,11 @@ if [ "$where" = fake ]; then
   hosts=(ga-h1 ga-h2 ga-h3)
   # shellcheck disable=SC2046
   mpirun -np $N --host "$("$GA_FAKEHOSTS" hosts $N)" $(fake_mpirun_opts) -x "GPUACCEPT_SYSFS_ROOT=$tree" \
-    "$GA_BIN" "${args[@]}" >"$GA_TMP/mpirun.log" 2>&1
+    "$GA_BIN" "${args[@]}" --out "$GA_TMP/run" >"$GA_TMP/mpirun.log" 2>&1
 else
-  N=4
+  N=2
   hosts=("$(hostname -s)")
-  GPUACCEPT_SYSFS_ROOT=$tree ga_mpirun $N "${args[@]}" >"$GA_TMP/mpirun.log" 2>&1
+  GPUACCEPT_SYSFS_ROOT=$tree ga_mpirun $N "${args[@]}" --out "$GA_TMP/run" >"$GA_TMP/mpirun.log" 2>&1
 fi
 rc=$?
 log "mpirun exit code $rc"
@@ -70,6 +71,12 @@ else
   fi
   check "no failing verdict" test -z "$bad"
   check "exit code 0" test "$rc" = 0
+fi
+if [ "$where" = local ]; then
+  log "3 ranks on a host with 2 GPUs"
+  GPUACCEPT_SYSFS_ROOT=$tree ga_mpirun 3 "${args[@]}" --out "$GA_TMP/three" >"$GA_TMP/three.log" 2>&1
+  check "resume-gpu is skipped, saying why" \
+    grep -q "3 ranks on this host share 2 GPU(s)" <<<"$(jqr "$GA_TMP/three/report.json" '.probes[] | select(.name=="resume-gpu") | .status + ": " + (.reason // "")')"
 fi
 check "no fake NCCL segment is left in /dev/shm" bash -c '! ls /dev/shm/ga-fake-nccl-* >/dev/null 2>&1'
 finish
