@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # gpuaccept under a real Slurm (slurmctld + slurmd on this host) launched by srun: the report
-# records the job, and the resume probes kill and resume their workers under srun as under
-# mpirun: resume in host memory, and resume-gpu on the fake libcuda and NCCL (ARGS: their
-# paths), whose workers build their NCCL communicator through the ranks under srun too.
+# records the job, and the resume probe kills and resumes its workers under srun as under
+# mpirun; resume-gpu, on the fake libcuda and NCCL (ARGS: their paths), sees 4 tasks on a node
+# with 2 GPUs and is skipped with that reason.
 source "$(dirname "$0")/lib.sh"
 fake_cuda=${1:?fake libcuda} fake_nccl=${2:?fake libnccl}
 S=$GA_SOURCE_DIR/tests/slurm/slurm-localhost.sh
@@ -21,7 +21,8 @@ check "four ranks" [ "$(jqr "$r" '.run.ranks | length')" = 4 ]
 check "resume: final state bit-identical" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume.identical") | .value')" = 1 ]
 check "resume: the kill was a SIGKILL seen by waitpid" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume.kill_signal") | .text')" = SIGKILL ]
 check "resume: loss sequence identical after the resume point" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume.loss_identical") | .value')" = 1 ]
-check "resume-gpu: final state bit-identical" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume-gpu.identical") | .value')" = 1 ]
-check "resume-gpu: equal to the host reference" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume-gpu.matches_reference") | .value')" = 1 ]
-check "resume-gpu: the kill was a SIGKILL seen by waitpid" [ "$(jqr "$r" '.metrics[] | select(.metric=="resume-gpu.kill_signal") | .text')" = SIGKILL ]
+# 4 tasks on one node with 2 (fake) GPUs: one GPU per rank is not possible, and resume-gpu says
+# so (the GPU run under srun is in slurm_srun_fake_hosts.sh, one task per node).
+check "resume-gpu: skipped, 4 ranks share 2 GPUs" \
+  grep -q "4 ranks on this host share 2 GPU(s)" <<<"$(jqr "$r" '.probes[] | select(.name=="resume-gpu") | .status + ": " + (.reason // "")')"
 finish
