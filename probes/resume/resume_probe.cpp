@@ -226,7 +226,7 @@ class ResumeProbe final : public Probe {
       return {"resume-gpu",
               "the resume job with its state in GPU memory (kernels from PTX, reduction with NCCL): killed mid-step with "
               "SIGKILL, resumed on other hosts, bit-identical to an uninterrupted run and to the host reference",
-              {},
+              {true, false, false},
               metrics,
               "skipped without NVIDIA GPUs; needs NCCL; one GPU per worker, chosen by the rank's place on its host"};
     return {"resume",
