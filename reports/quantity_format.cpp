@@ -5,6 +5,7 @@
 #include <string>
 
 #include "reports/report.hpp"
+#include "topology/text.hpp"
 
 namespace ga {
 namespace {
@@ -25,13 +26,7 @@ std::string number(double v) {
     std::snprintf(buf, sizeof buf, "%.3g", v);  // tiny values keep their figures
     return buf;
   }
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
+  return topo::fixed_trimmed(v, decimals);
 }
 
 struct Scale {

@@ -8,6 +8,7 @@
 
 #include "suites/judge_parts.hpp"
 #include "topology/natural_order.hpp"
+#include "topology/text.hpp"
 
 namespace ga::judging {
 
@@ -34,13 +35,7 @@ std::string format_number(double v) {
   }
   const int magnitude = static_cast<int>(std::floor(std::log10(a)));
   const int decimals = std::max(0, 2 - magnitude);
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
+  return topo::fixed_trimmed(v, decimals);
 }
 
 namespace {

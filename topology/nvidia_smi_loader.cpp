@@ -7,16 +7,10 @@
 #include <sstream>
 
 #include "topology/loaders_internal.hpp"
+#include "topology/text.hpp"
 
 namespace ga::topo::detail {
 namespace {
-
-std::vector<std::string> split_ws(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string t; in >> t;) out.push_back(t);
-  return out;
-}
 
 std::optional<int> as_int(const std::string& s) {
   if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
@@ -44,7 +38,7 @@ HostTopology load_nvidia_smi(const std::string& content, const std::string& name
   std::size_t hdr = 0;
   std::vector<std::string> head;
   for (; hdr < lines.size(); ++hdr) {
-    head = split_ws(lines[hdr]);
+    head = ga::topo::split_words(lines[hdr]);
     if (!head.empty() && head[0] == "GPU0") break;
   }
   if (hdr == lines.size()) throw TopologyError(name, 0, "no nvidia-smi header line starting with GPU0");
@@ -89,7 +83,7 @@ HostTopology load_nvidia_smi(const std::string& content, const std::string& name
   std::map<std::pair<int, int>, int> nv;  // (row gpu, col gpu) -> NV count
   std::map<std::string, std::set<int>> nic_numa_votes;
   for (std::size_t r = hdr + 1; r < lines.size(); ++r) {
-    auto t = split_ws(lines[r]);
+    auto t = ga::topo::split_words(lines[r]);
     if (t.empty() || t[0].rfind("Legend", 0) == 0) break;
     int lineno = int(r) + 1;
     auto pos = std::find(cols.begin(), cols.end(), t[0]);

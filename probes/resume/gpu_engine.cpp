@@ -86,7 +86,10 @@ class GpuEngine final : public Engine {
     drv_.launch(f_loss_, 1, 1, stream_->handle(), pl);
     Contribution c;
     drv_.memcpy_dtoh(&c.local_loss, loss_->ptr(), 8, stream_->handle());
+    // The one wait of a step: it also covers the previous step's all-reduce and update.
     stream_->synchronize();
+    if (comm_)
+      if (auto e = comm_->async_error(); !e.empty()) throw std::runtime_error("NCCL: " + e);
     return c;
   }
 
@@ -96,8 +99,6 @@ class GpuEngine final : public Engine {
     std::uint64_t st = state_->ptr(), words = o_.job.state_words, mm = m, k = apply_key(step, o_.worker), red = contrib_->ptr();
     void* pa[] = {&st, &words, &mm, &k, &red};
     drv_.launch(f_apply_, blocks_for(words), kBlock, stream_->handle(), pa);
-    stream_->synchronize();
-    if (auto e = comm_->async_error(); !e.empty()) throw std::runtime_error("NCCL: " + e);
   }
 
   State snapshot() override {

@@ -45,3 +45,14 @@ median_bw_bits() {
 # (nfq_delay) does not hold the lock after the test.
 p2p_reset() { "$GA_FAKEHOSTS" up "${1:-4}" 9>&- || { echo "cannot re-create fake hosts" >&2; exit 1; }; }
 p2p_fault() { "$GA_FAKEHOSTS" "$@" 9>&- || { echo "cannot inject fault: $*" >&2; exit 1; }; }
+
+# p2p_baseline N: brings up ga-h1..ga-hN and checks that a clean run passes and measures a
+# bandwidth; sets `bits` (its median, bit/s) and `tenth` (a tenth of it, for rate limits).
+p2p_baseline() {
+  local rc
+  fake_up "$1"
+  rc=$(p2p_run base "$1")
+  bits=$(median_bw_bits "$GA_TMP/base")
+  check "baseline run passes (exit $rc) and measured a bandwidth ($bits bit/s)" test "$rc" = 0 -a "${bits:-0}" -gt 0
+  tenth=$((bits / 10))
+}

@@ -3,11 +3,7 @@
 # report fails and names that host, and no other host or pair.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
-fake_up 4
-rc=$(p2p_run base)
-bits=$(median_bw_bits "$GA_TMP/base")
-check "baseline run passes (exit $rc) and measured a bandwidth ($bits bit/s)" [ "$rc" = 0 ] && [ "${bits:-0}" -gt 0 ]
-tenth=$((bits / 10))
+p2p_baseline 4
 
 expect_host() {  # expect_host NAME HOST: the run failed and blamed exactly HOST
   local dir=$GA_TMP/$1 rc=$2 host=$3 places

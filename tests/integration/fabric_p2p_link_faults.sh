@@ -3,11 +3,7 @@
 # direction) and neither host. Two bad hosts at once: both named, and nothing else.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
-fake_up 4
-rc=$(p2p_run base)
-bits=$(median_bw_bits "$GA_TMP/base")
-check "baseline run passes (exit $rc) and measured a bandwidth ($bits bit/s)" [ "$rc" = 0 ] && [ "${bits:-0}" -gt 0 ]
-tenth=$((bits / 10))
+p2p_baseline 4
 
 p2p_reset 4
 p2p_fault rate-pair ga-h2 ga-h3 "${tenth}bit"

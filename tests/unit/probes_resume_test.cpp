@@ -21,6 +21,7 @@
 #include "probes/resume/worker.hpp"
 #include "probes/resume/worker_process.hpp"
 #include "probes/storage/file_io.hpp"
+#include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace ga::resume;
@@ -42,16 +43,6 @@ std::vector<State> fresh(const JobConfig& c) {
   for (int w = 0; w < c.workers; ++w) s.push_back(initial_state(c, w));
   return s;
 }
-
-struct ScratchDir {
-  fs::path p;
-  ScratchDir() {
-    char t[] = "/tmp/ga-resume-test.XXXXXX";
-    p = mkdtemp(t);
-  }
-  ~ScratchDir() { fs::remove_all(p); }
-  std::string str() const { return p.string(); }
-};
 
 // Checkpoints at the given steps of an in-memory run, each with its manifest.
 void write_checkpoints(const std::string& root, const JobConfig& c, const std::vector<int>& at) {

@@ -9,6 +9,7 @@
 #include "probes/probe.hpp"
 #include "probes/storage/checksum.hpp"
 #include "probes/storage/storage_plan.hpp"
+#include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace ga;
@@ -21,15 +22,6 @@ std::vector<unsigned char> bytes(std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<unsigned char>(mix64(i) & 0xff);
   return b;
 }
-
-struct ScratchDir {
-  fs::path p;
-  ScratchDir() {
-    char t[] = "/tmp/ga-storage-test.XXXXXX";
-    p = mkdtemp(t);
-  }
-  ~ScratchDir() { fs::remove_all(p); }
-};
 
 struct Collect : SampleSink {
   std::vector<Sample> s;
