@@ -1,6 +1,6 @@
 // Parsers for what time daemons say about the clock: `chronyc tracking`, `chronyc sources`,
 // `timedatectl` (status), `timedatectl show` and `timedatectl timesync-status`. Pure functions
-// of the text (run with LC_ALL=C), tested on recorded outputs in ../shared/fixtures/timesync/.
+// of the text (run with LC_ALL=C), tested on recorded outputs in tests/data/recorded/timesync/.
 // A field a version does not print stays empty; text that is not the tool's output at all
 // throws std::runtime_error naming the tool and what is missing.
 #pragma once

@@ -2,7 +2,7 @@
 # Env (set by ctest): GA_BIN, GA_FIXTURES, GA_SOURCE_DIR, GA_BUILD_DIR.
 set -uo pipefail
 : "${GA_BIN:?run through ctest, or set GA_BIN to the gpuaccept binary}"
-: "${GA_FIXTURES:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../shared/fixtures" && pwd)}"
+: "${GA_FIXTURES:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../data/recorded" && pwd)}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # No MCA settings from the caller's environment: each test says what it needs.
 unset OMPI_MCA_btl OMPI_MCA_pml

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gpuaccept topo --input FILE --json` prints only JSON, right on every recorded fixture
-# (GPU and NIC counts, islands, all-to-all from ../shared/fixtures/PROVENANCE.md).
+# (GPU and NIC counts, islands, all-to-all from tests/data/recorded/PROVENANCE.md).
 source "$(dirname "$0")/lib.sh"
 F=$GA_FIXTURES
 # file | gpus | nics | islands | all_to_all

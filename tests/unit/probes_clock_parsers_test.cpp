@@ -1,4 +1,4 @@
-// The time-daemon parsers against every recorded output in ../shared/fixtures/timesync/,
+// The time-daemon parsers against every recorded output in tests/data/recorded/timesync/,
 // asserting what PROVENANCE.md says of each file.
 #include <gtest/gtest.h>
 

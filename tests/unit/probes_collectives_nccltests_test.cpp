@@ -1,7 +1,7 @@
 // Our bandwidth math against nccl-tests' own: for every data line of every recorded
 // nccl-tests / rccl-tests log, algbw and busbw recomputed by the sweep harness from the logged
 // size and time must equal the logged values within the log's rounding; and each log's facts
-// match what ../shared/fixtures/PROVENANCE.md states.
+// match what tests/data/recorded/PROVENANCE.md states.
 #include <gtest/gtest.h>
 
 #include <algorithm>

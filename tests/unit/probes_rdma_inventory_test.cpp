@@ -1,5 +1,5 @@
 // The sysfs port inventory against the trees in tests/data/rdma/ (modelled on the ibstat,
-// ibstatus and ibv_devinfo outputs in ../shared/fixtures/rdma/; README.md there says which).
+// ibstatus and ibv_devinfo outputs in tests/data/recorded/rdma/; README.md there says which).
 #include <gtest/gtest.h>
 
 #include <filesystem>

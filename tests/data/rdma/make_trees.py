@@ -2,7 +2,7 @@
 """Writes the recorded-style /sys trees under tests/data/rdma/ (run from anywhere; idempotent).
 
 Each tree models one host's /sys/class/infiniband as the kernel lays it out, with the values
-of a public ibstat / ibstatus / ibv_devinfo output in ../shared/fixtures/rdma/ (README.md says
+of a public ibstat / ibstatus / ibv_devinfo output in ../recorded/rdma/ (README.md says
 which). PCI addresses, NUMA nodes, GIDs and counters are synthetic where the fixture lacks them.
 """
 import os
