@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/declare.hpp"
 #include "probes/harness/comm.hpp"
 #include "probes/outcome.hpp"
 #include "probes/sample.hpp"
@@ -27,8 +28,10 @@ struct ProbeInfo {
   std::string name;
   std::string summary;
   Needs needs;
-  std::vector<std::string> metrics;    // metric ids it may emit
+  std::vector<std::string> metrics;    // metric ids it may emit (being replaced by declared_metrics)
   std::string caveat;                  // e.g. "verbs data path not validated on hardware"
+  std::vector<MetricDecl> declared_metrics;  // every metric it may emit (probes/declare.hpp)
+  std::vector<ParamDecl> params;       // every parameter it takes; an undeclared one is refused
 };
 
 class SampleSink {

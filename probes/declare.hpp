@@ -1,0 +1,55 @@
+// What a probe declares before it runs: the metrics it may emit (unit, which way is better,
+// how the samples of one place combine) and the parameters it takes (type, default, range).
+// Declaration, instance and result are separate types (google/benchmark's shape): the judge
+// takes a metric's unit, direction and owning probe from here, never from a name prefix or a
+// sample, and a criteria file or a --set naming something undeclared is refused before a run.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ga {
+
+enum class Better {
+  higher,  // bandwidth, FLOP/s, free space
+  lower,   // latency, errors, offsets, slowdowns
+  none,    // a state, a version, a count that must only match its peers
+};
+const char* to_string(Better);
+
+// How the samples of one (metric, place, params) combine into the judged value. A place is
+// measured by one rank, so this is how its repeats combine: one slow iteration must not decide.
+enum class Combine { median, min, max, sum };
+const char* to_string(Combine);
+
+struct MetricDecl {
+  std::string id;       // "p2p.bw"; a trailing '*' declares a family: "inventory.version.*"
+  std::string unit;     // as the samples carry it: "B/s", "s", "x", "bool", "count", "text", "" ...
+  Better better = Better::none;
+  std::string summary;  // one line: list --metrics and docs/criteria.md
+  Combine combine = Combine::median;
+};
+
+enum class ParamType { integer, number, boolean, string, list, mapping, any };
+const char* to_string(ParamType);
+
+struct ParamDecl {
+  std::string name;                 // the key in the suite file and in --set PROBE.KEY=VALUE
+  ParamType type = ParamType::any;
+  nlohmann::json default_value;     // null: none (the probe derives it, e.g. from the deadline)
+  std::optional<double> min, max;   // numbers: the allowed range, inclusive
+  std::vector<std::string> choices; // strings: the allowed values; empty = any
+  std::string summary;
+};
+
+// True when `id` is `decl` or inside a family it declares ("inventory.version.mpi" in
+// "inventory.version.*").
+bool declares(const MetricDecl& decl, const std::string& id);
+
+// Checks one parameter value against its declaration: "" when it fits, else why not
+// ("must be a whole number from 1 to 4096, got 0").
+std::string check_param(const ParamDecl& decl, const nlohmann::json& value);
+
+}  // namespace ga
