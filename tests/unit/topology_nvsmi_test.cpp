@@ -131,3 +131,108 @@ TEST(TopologyNvsmi, ErrorsNameFileAndLine) {
     EXPECT_EQ(e.line, 2);
   }
 }
+
+// Real output whose CPU Affinity cell is empty on GPU0-3 ("NODE\t\t0\t\tN/A"): with the cells
+// split on whitespace the NUMA node 0 slid into CPU Affinity and those GPUs lost their node.
+TEST(TopologyNvsmi, DellaPliEmptyCpuAffinityKeepsNumaNode) {
+  auto h = load_topology_file(fixture("nvidia-smi-topo/princeton-della-pli-8xH100-nv18-6nic-empty-cpu-affinity.txt"));
+  ASSERT_EQ(h.gpus.size(), 8u);
+  EXPECT_EQ(gpu_numas(h), (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
+  ASSERT_EQ(h.numa_nodes.size(), 2u);
+  EXPECT_EQ(h.numa_nodes[0].os_index, 0);
+  EXPECT_EQ(h.numa_nodes[0].cpuset, "");  // as printed: empty
+  EXPECT_EQ(h.numa_nodes[1].os_index, 1);
+  EXPECT_EQ(h.numa_nodes[1].cpuset, "1");  // as printed (the job's CPU set), not the node's
+  EXPECT_EQ(nic_names(h), (Names{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5"}));
+  ASSERT_EQ(h.gpu_links.size(), 28u);
+  for (const auto& l : h.gpu_links) EXPECT_EQ(l.count, 18);
+  EXPECT_TRUE(h.gpu_link_all_to_all);
+  EXPECT_EQ(h.gpus[0].nearest_nics, (Names{"mlx5_0", "mlx5_1"}));
+  EXPECT_EQ(h.gpus[0].nic_path, PathClass::PIX);
+  EXPECT_EQ(h.gpus[3].nearest_nics, (Names{"mlx5_2"}));
+  EXPECT_EQ(h.gpus[4].nearest_nics, (Names{"mlx5_3", "mlx5_4"}));
+  EXPECT_EQ(h.gpus[6].nearest_nics, (Names{"mlx5_5"}));
+  EXPECT_EQ(h.gpus[1].nic_path, PathClass::NODE);  // no PIX NIC: all six at NODE
+  EXPECT_EQ(h.gpus[1].nearest_nics.size(), 6u);
+  // every NIC is NODE to GPUs of both nodes, so the matrix cannot place any of them
+  for (const auto& n : h.nics) EXPECT_FALSE(n.numa_node.has_value()) << n.name;
+}
+
+// Old driver (2017, Tesla K40m): SOC for SYS, the RDMA device as its own heading, no NUMA
+// Affinity, no NIC legend, and the NIC row ends at its diagonal.
+TEST(TopologyNvsmi, OldDriverSocWithoutNumaAffinity) {
+  auto h = load_topology_file(fixture("nvidia-smi-topo/tensorflow-gdr-4xK40m-soc-mlx4-old-driver.txt"));
+  ASSERT_EQ(h.gpus.size(), 4u);
+  EXPECT_EQ(gpu_numas(h), (std::vector<int>{-1, -1, -1, -1}));
+  EXPECT_TRUE(h.numa_nodes.empty());
+  EXPECT_EQ(nic_names(h), (Names{"mlx4_0"}));
+  EXPECT_FALSE(h.nics[0].numa_node.has_value());
+  EXPECT_EQ(h.gpu_nic_paths.at(0).at("mlx4_0"), PathClass::SYS);  // printed SOC
+  EXPECT_EQ(h.gpu_nic_paths.at(1).at("mlx4_0"), PathClass::SYS);
+  EXPECT_EQ(h.gpus[2].nearest_nics, (Names{"mlx4_0"}));
+  EXPECT_EQ(h.gpus[2].nic_path, PathClass::PHB);
+  EXPECT_EQ(h.gpus[3].nic_path, PathClass::PHB);
+  EXPECT_TRUE(h.gpu_links.empty());
+  EXPECT_TRUE(h.gpu_link_islands.empty());
+}
+
+// GB200 as pasted with tabs expanded: NUMA Affinity is a node list and GPU NUMA ID carries the
+// GPUs' memory nodes (2, 10, 18, 26), which must not be read as their NUMA node.
+TEST(TopologyNvsmi, Gb200GpuNumaIdIsNotNumaAffinity) {
+  auto h = load_topology_file(fixture("nvidia-smi-topo/gb200-4gpu-nv18-8nic-gpu-numa-id-tabs-expanded.txt"));
+  ASSERT_EQ(h.gpus.size(), 4u);
+  EXPECT_EQ(gpu_numas(h), (std::vector<int>{-1, -1, -1, -1}));  // "0,3-9,11-17" names no single node
+  EXPECT_TRUE(h.numa_nodes.empty());
+  EXPECT_EQ(nic_names(h), (Names{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"}));
+  for (const auto& g : h.gpus) {
+    EXPECT_EQ(g.nic_path, PathClass::SYS) << g.index;
+    EXPECT_EQ(g.nearest_nics.size(), 8u) << g.index;
+  }
+  ASSERT_EQ(h.gpu_links.size(), 6u);
+  for (const auto& l : h.gpu_links) EXPECT_EQ(l.count, 18);
+  EXPECT_TRUE(h.gpu_link_all_to_all);
+}
+
+// NUMA affinity N/A (a desktop): nvidia-smi puts an empty cell before that N/A as well.
+TEST(TopologyNvsmi, NumaAffinityNotAvailableWithPaddingCells) {
+  auto h = load_topology_file(fixture("nvidia-smi-topo/desktop-2gpu-phb-numa-na-padded-cells.txt"));
+  ASSERT_EQ(h.gpus.size(), 2u);
+  EXPECT_EQ(gpu_numas(h), (std::vector<int>{-1, -1}));
+  EXPECT_TRUE(h.numa_nodes.empty());
+  EXPECT_TRUE(h.nics.empty());
+  EXPECT_TRUE(h.gpu_links.empty());
+}
+
+// The smallest form of the reported defect: the empty CPU Affinity cell is a cell.
+TEST(TopologyNvsmi, EmptyCpuAffinityCellIsACell) {
+  const std::string txt =
+      "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+      "GPU0\t X \tNV4\tPIX\t\t0\t\tN/A\n"
+      "GPU1\tNV4\t X \tSYS\t8-15\t1\t\t9\n"
+      "NIC0\tPIX\tSYS\t X \t\t\t\t\n"
+      "\n"
+      "Legend:\n"
+      "\n"
+      "  X    = Self\n"
+      "\n"
+      "NIC Legend:\n"
+      "\n"
+      "  NIC0: mlx5_0\n";
+  auto h = load_topology_text(txt, "empty-cpu.txt");
+  EXPECT_EQ(gpu_numas(h), (std::vector<int>{0, 1}));  // GPU1's GPU NUMA ID 9 is not its NUMA node
+  ASSERT_EQ(h.numa_nodes.size(), 2u);
+  EXPECT_EQ(h.numa_nodes[0].cpuset, "");
+  EXPECT_EQ(h.numa_nodes[1].cpuset, "8-15");
+  EXPECT_EQ(nic(h, "mlx5_0")->numa_node, 0);
+}
+
+TEST(TopologyNvsmi, BadNumaAffinityNamesFileAndLine) {
+  try {
+    load_topology_text("\tGPU0\tCPU Affinity\tNUMA Affinity\nGPU0\t X \t0-7\tbogus\n", "numa.txt");
+    FAIL();
+  } catch (const TopologyError& e) {
+    EXPECT_EQ(e.file, "numa.txt");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_NE(std::string(e.what()).find("bogus"), std::string::npos);
+  }
+}
