@@ -30,10 +30,12 @@ struct TopoOptions {
   bool json = false;
 };
 
+struct ListOptions {};                  // no options yet
+
 int run_command(const RunOptions&, int* argc, char*** argv);
 int judge_command(const JudgeOptions&);
 int topo_command(const TopoOptions&);
-int list_command();
+int list_command(const ListOptions&);
 std::string version_text();
 
 // Judges a run directory from its journal and rewrites the reports. Shared by `judge`,

@@ -6,7 +6,7 @@
 
 namespace ga::app {
 
-int list_command() {
+int list_command(const ListOptions&) {
   ProbeRegistry reg;
   register_builtin_probes(reg);
   std::cout << "probes:\n";

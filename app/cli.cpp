@@ -1,0 +1,185 @@
+#include "app/cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <array>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace ga::app {
+
+namespace {
+
+constexpr std::array<const char*, 4> kCommands = {"run", "judge", "topo", "list"};
+
+bool is_command(const std::string& word) {
+  return std::any_of(kCommands.begin(), kCommands.end(), [&](const char* c) { return word == c; });
+}
+
+std::string command_list() {
+  std::string s;
+  for (const char* c : kCommands) s += (s.empty() ? "" : ", ") + std::string(c);
+  return s;
+}
+
+// A CLI11 validator: "" when V is a positive number of seconds (as std::stod reads it, the
+// whole text), else what is wrong. CLI11 then converts the same text to the double.
+std::string positive_seconds(const std::string& v) {
+  try {
+    std::size_t used = 0;
+    const double d = std::stod(v, &used);
+    if (used == v.size() && d > 0) return "";
+  } catch (const std::exception&) {
+  }
+  return "needs a positive number of seconds, not \"" + v + "\"";
+}
+
+const char* kExitCodes = "exit codes: 0 pass, 1 a criterion failed, 2 bad usage or input, 3 run incomplete";
+
+CommandLine usage_error(const std::string& command, const std::string& message) {
+  CommandLine cl;
+  cl.action = CommandLine::Action::usage_error;
+  cl.text = "gpuaccept: " + message + "\nrun 'gpuaccept " + (command.empty() ? "" : command + " ") + "--help'\n";
+  return cl;
+}
+
+CommandLine unknown_command(const std::string& word) {
+  return usage_error("", "unknown command \"" + word + "\" (commands: " + command_list() + ")");
+}
+
+// CLI11's message for a parse error, reworded where it can name the flag and what it expects
+// better. CLI11's messages start with the option's name, then ": ".
+std::string message_of(const CLI::ParseError& e, const CLI::App* sub) {
+  const std::string what = e.what();
+  const auto colon = what.find(": ");
+  const std::string name = colon == std::string::npos ? "" : what.substr(0, colon);
+  const CLI::Option* opt = sub && !name.empty() ? sub->get_option_no_throw(name) : nullptr;
+  if (dynamic_cast<const CLI::ValidationError*>(&e) && opt) return name + " " + what.substr(colon + 2);
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) && opt && what.find(" missing") != std::string::npos)
+    return name + " needs a value: " + opt->get_type_name();
+  // Arguments after "--", which the subcommand's remaining() does not keep.
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) && sub && colon != std::string::npos)
+    return sub->get_name() + " takes no argument " + what.substr(colon + 2);
+  return what;
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, const char* const* argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // The words the old command line took, and `help COMMAND`.
+  if (!args.empty() && args[0] == "version") {
+    CommandLine cl;
+    cl.action = CommandLine::Action::version;
+    return cl;
+  }
+  if (!args.empty() && args[0] == "help") {
+    if (args.size() > 1 && !is_command(args[1])) return unknown_command(args[1]);
+    args = args.size() > 1 ? std::vector<std::string>{args[1], "--help"} : std::vector<std::string>{"--help"};
+  }
+  // No command, only options: `run`, which is what mpirun and srun launch.
+  const bool top_level_flag = !args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "--version");
+  if (args.empty() || (args[0].size() > 1 && args[0][0] == '-' && !top_level_flag)) args.insert(args.begin(), "run");
+  if (!top_level_flag && !is_command(args[0])) return unknown_command(args[0]);
+  const std::string command = top_level_flag ? "" : args[0];
+
+  CommandLine cl;
+  for (int i = 0; i < argc; ++i) cl.run.argv.push_back(argv[i]);
+
+  CLI::App app{"gpuaccept: one MPI binary from probe to judged, topology-annotated report.\n"
+               "With options and no command it runs: `gpuaccept --suite quick` is "
+               "`gpuaccept run --suite quick`.",
+               "gpuaccept"};
+  app.set_help_flag("-h,--help", "Print this help and exit");  // the subcommands copy it
+  app.require_subcommand(1, 1);
+  // As the hand-written parser did: an option given twice, the last one counts.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+
+  CLI::App* run = app.add_subcommand("run", "Run a suite under mpirun or srun (gpuaccept itself is the MPI program)");
+  run->add_option("--suite", cl.run.suite, "A built-in suite (gpuaccept list) or a suite file")
+      ->type_name("NAME|FILE")
+      ->capture_default_str();
+  run->add_option("--criteria", cl.run.criteria, "Judge by these criteria instead of the built-in ones")
+      ->type_name("FILE");
+  run->add_option("--expect-topology", cl.run.expect_topology,
+                  "Hold every host against this topology (hwloc XML, NCCL topology XML, nvidia-smi topo -m)")
+      ->type_name("FILE");
+  run->add_option("--out", cl.run.out, "The report directory (default: gpuaccept-report-<date>-<time>)")
+      ->type_name("DIR");
+  run->add_option("--shared-dir", cl.run.shared_dir,
+                  "Where the storage and resume probes write (default: the report directory)")
+      ->type_name("DIR");
+  run->add_option("--probe-timeout", cl.run.probe_timeout_s,
+                  "The deadline of each phase (startup, each probe, shutdown)")
+      ->type_name("SECONDS")
+      ->check(CLI::Validator([](std::string& v) { return positive_seconds(v); }, ""))
+      ->capture_default_str();
+  // One value per --set (`--set a.b=1 c=2` leaves c=2 over), all of them, in order.
+  run->add_option("--set", cl.run.overrides, "Override a probe parameter (repeatable, applied in order)")
+      ->type_name("PROBE.KEY=VALUE")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
+  run->footer(kExitCodes);
+
+  CLI::App* judge = app.add_subcommand("judge", "Re-judge a run directory from its journal; no MPI, no GPU");
+  judge->add_option("DIR", cl.judge.dir, "The run directory (gpuaccept run --out DIR)")->type_name("")->required();
+  judge->add_option("--criteria", cl.judge.criteria, "Judge by these criteria (default: those the run recorded)")
+      ->type_name("FILE");
+  judge->footer(kExitCodes);
+
+  CLI::App* topo = app.add_subcommand(
+      "topo", "This host's topology, or a recorded one (hwloc XML, NCCL topology XML, nvidia-smi topo -m)");
+  topo->add_option("--input", cl.topo.input, "Read this recorded topology instead of this host's")
+      ->type_name("FILE");
+  topo->add_flag("--json", cl.topo.json, "Print JSON instead of text");
+  topo->footer("exit codes: 0 printed, 2 bad usage or a topology that cannot be read");
+
+  CLI::App* list = app.add_subcommand("list", "Probes, what each needs, and the built-in suites");
+
+  // After the subcommands, which copy the help flag and the footer from here when created.
+  app.set_help_flag("-h,--help", "Print this help and exit (also: gpuaccept help [COMMAND])");
+  app.set_version_flag("--version", [] { return version_text(); },
+                       "Print the version and what it was built with, and exit");
+  app.footer(std::string(kExitCodes) + "\nrun 'gpuaccept COMMAND --help' for the options of each command");
+
+  // Unknown options and extra arguments stay in the subcommand's remaining(), so the message
+  // can say which command did not take them.
+  for (CLI::App* s : {run, judge, topo, list}) s->allow_extras();
+  CLI::App* sub = command.empty() ? nullptr : app.get_subcommand(command);
+
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    cl.action = CommandLine::Action::help;
+    cl.text = app.help();  // the subcommand's, when one was given
+    return cl;
+  } catch (const CLI::CallForVersion&) {
+    cl.action = CommandLine::Action::version;
+    return cl;
+  } catch (const CLI::RequiredError& e) {
+    if (sub == judge) return usage_error(command, "judge needs the run directory: gpuaccept judge DIR [--criteria FILE]");
+    return usage_error(command, message_of(e, sub));
+  } catch (const CLI::ParseError& e) {
+    return usage_error(command, message_of(e, sub));
+  }
+
+  if (sub) {
+    const auto extra = sub->remaining();
+    if (!extra.empty()) {
+      const std::string& a = extra.front();
+      if (a.size() > 1 && a[0] == '-') return usage_error(command, command + " has no option " + a);
+      return usage_error(command, command + " takes no argument \"" + a + "\"");
+    }
+  }
+  if (sub == run) cl.action = CommandLine::Action::run;
+  else if (sub == judge) cl.action = CommandLine::Action::judge;
+  else if (sub == topo) cl.action = CommandLine::Action::topo;
+  else cl.action = CommandLine::Action::list;
+  return cl;
+}
+
+}  // namespace ga::app

@@ -1,0 +1,28 @@
+// gpuaccept's command line (CLI11), parsed into the options of one subcommand.
+// parse_command_line neither prints nor exits: main does both, so every usage error exits
+// kExitUsage (2) and never one of CLI11's own exit codes.
+#pragma once
+#include <string>
+
+#include "app/commands.hpp"
+
+namespace ga::app {
+
+struct CommandLine {
+  enum class Action { run, judge, topo, list, help, version, usage_error };
+  Action action = Action::run;
+  RunOptions run;       // run.argv: argv as given, for the report
+  JudgeOptions judge;
+  TopoOptions topo;
+  ListOptions list;
+  // help: the help text for stdout. usage_error: "gpuaccept: MESSAGE\nrun 'gpuaccept ... --help'\n"
+  // for stderr.
+  std::string text;
+};
+
+// Bare `gpuaccept` and `gpuaccept --option ...` (options, no subcommand) mean `run`: mpirun
+// and srun launch `gpuaccept --suite X`. The resume worker's hidden command is not parsed
+// here: main dispatches it before.
+CommandLine parse_command_line(int argc, const char* const* argv);
+
+}  // namespace ga::app
