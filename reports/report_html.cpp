@@ -259,7 +259,7 @@ struct Page {
       out += "<td>";
       place_link(v->place);
       out += "<td class=\"n\">";
-      e(report_text::quantity(v->value, v->text, v->unit));
+      e(report_text::quantity(*v));
       out += "<td>";
       e(report_text::bound_text(v->bounds, v->unit));
       out += "<td>";
@@ -382,7 +382,7 @@ struct Page {
           out += "<td>";
           e(report_text::params_text(m.params));
           out += "<td class=\"n\">";
-          e(report_text::quantity(m.value, m.text, m.unit));
+          e(report_text::quantity(m));
           out += "<td>";
           for (const Verdict* v : row.verdicts) verdict_mark(*v);
           out += "\n";

@@ -29,7 +29,7 @@ json finite(const json& j) {
 }
 
 json metric_json(const Metric& m) {
-  return {{"metric", m.metric},
+  json out = {{"metric", m.metric},
           {"place", m.place},
           {"params", finite(m.params)},
           {"unit", m.unit},
@@ -38,6 +38,8 @@ json metric_json(const Metric& m) {
           {"max", number_or_null(m.max)},
           {"count", m.count},
           {"text", m.text ? json(*m.text) : json(nullptr)}};
+  if (m.not_completed) out["not_completed"] = *m.not_completed;  // value is null: nothing was measured
+  return out;
 }
 
 json verdict_json(const Verdict& v) {
@@ -57,6 +59,7 @@ json verdict_json(const Verdict& v) {
               {"metric", v.metric},
               {"severity", to_string(v.severity)}};
   if (v.text) out["text"] = *v.text;  // only text metrics have one
+  if (v.not_completed) out["not_completed"] = *v.not_completed;
   // Two verdicts on one place differ by their sample params (size, direction, in place).
   if (!v.params.empty()) out["params"] = finite(v.params);
   return out;

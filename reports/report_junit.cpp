@@ -61,7 +61,7 @@ void testcase(std::string& out, const Verdict& v) {
   out += "    <testcase";
   attr(out, "name", v.criterion + " @ " + v.place);
   attr(out, "classname", v.metric.empty() ? v.criterion : v.metric);
-  const std::string value = report_text::quantity(v.value, v.text, v.unit);
+  const std::string value = report_text::quantity(v);
   const std::string bound = report_text::bound_text(v.bounds, v.unit);
   const bool bad = v.status == VerdictStatus::fail || v.status == VerdictStatus::missing ||
                    v.status == VerdictStatus::error;

@@ -82,7 +82,7 @@ void failing_section(std::string& md, const Report& r) {
   md += "| severity | status | criterion | place | value | bound | reason |\n|---|---|---|---|---:|---|---|\n";
   for (const Verdict* v : failing)
     md += "| " + std::string(to_string(v->severity)) + " | " + to_string(v->status) + " | " + cell(v->criterion) +
-          " | " + cell(v->place) + " | " + cell(quantity(v->value, v->text, v->unit)) + " | " +
+          " | " + cell(v->place) + " | " + cell(quantity(*v)) + " | " +
           cell(bound_text(v->bounds, v->unit)) + " | " + cell(v->reason) + " |\n";
 }
 
@@ -148,7 +148,7 @@ void metric_table(std::string& md, const HostSection& s) {
       std::string verdicts;
       for (std::size_t i = 0; i < row.verdicts.size(); ++i) verdicts += (i ? "; " : "") + mark(*row.verdicts[i]);
       md += "| " + cell(row.place) + " | " + cell(row.where) + " | " + cell(m.metric) + " | " +
-            cell(params_text(m.params)) + " | " + cell(quantity(m.value, m.text, m.unit)) + " | " + cell(verdicts) +
+            cell(params_text(m.params)) + " | " + cell(quantity(m)) + " | " + cell(verdicts) +
             " |\n";
     }
   }

@@ -56,6 +56,14 @@ std::string quantity(const std::optional<double>& v, const std::optional<std::st
   return "—";
 }
 
+std::string quantity(const Metric& m) {
+  return m.not_completed ? "did not complete" : quantity(m.value, m.text, m.unit);
+}
+
+std::string quantity(const Verdict& v) {
+  return v.not_completed ? "did not complete" : quantity(v.value, v.text, v.unit);
+}
+
 std::string params_text(const json& p) {
   if (!p.is_object() || p.empty()) return "";
   std::string s;

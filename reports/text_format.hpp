@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "suites/judge.hpp"
 #include "suites/verdict.hpp"
 
 namespace ga::report_text {
@@ -17,6 +18,10 @@ namespace ga::report_text {
 std::string bound_text(const nlohmann::json& bounds, const std::string& unit);
 // A value, or the observed text of a text metric, or "—".
 std::string quantity(const std::optional<double>& v, const std::optional<std::string>& text, const std::string& unit);
+// A metric's or verdict's value cell: "did not complete" for a measurement that never
+// completed (its value is absent, never a stand-in number), else quantity().
+std::string quantity(const Metric& m);
+std::string quantity(const Verdict& v);
 // "size=4194304, dir=h2d"; empty for no params.
 std::string params_text(const nlohmann::json& params);
 // "0-7, 9"; "none" for no ranks.

@@ -15,9 +15,9 @@ namespace ga::judging {
 
 namespace {
 
-constexpr double kCap = 1e6;  // the ratio of a direction that never completed
-
-double capped(double r) { return std::isnan(r) || r > kCap ? kCap : r; }
+// A ratio is nullopt when its measurement never completed: "infinitely slow" is a fact about
+// the pair, not a number, and the report says "did not complete" rather than inventing one.
+using Ratio = std::optional<double>;
 
 std::string key_of(const std::string& metric, const std::string& place, const nlohmann::json& params) {
   return metric + "|" + place + "|" + params.dump();
@@ -52,10 +52,23 @@ double best_of(const Group& g, const std::vector<FabricObservation>& obs) {
   return b;
 }
 
-// How much worse than `ref` a value is, >= 1 when worse, capped for "never completed".
-double worse(const Group& g, double v, double ref) {
-  if (lat(g)) return capped(std::isinf(v) ? kCap : v / ref);
-  return capped(v <= 0 ? kCap : ref / v);
+bool completed(const Group& g, double v) { return lat(g) ? std::isfinite(v) : v > 0; }
+
+// How much worse than `ref` a value is, >= 1 when worse; none when it never completed.
+Ratio worse(const Group& g, double v, double ref) {
+  if (!completed(g, v)) return std::nullopt;
+  return lat(g) ? v / ref : ref / v;
+}
+
+// Why an endpoint's or pair's derived value is absent: what did not complete, in the
+// probe's words, each reason once.
+std::string incomplete_why(const std::vector<FabricObservation>& obs) {
+  std::vector<std::string> whys;
+  for (const auto& o : obs)
+    if (!o.why.empty() && std::find(whys.begin(), whys.end(), o.why) == whys.end()) whys.push_back(o.why);
+  std::string s = "no measurement completed";
+  for (std::size_t i = 0; i < whys.size(); ++i) s += (i ? "; " : ": ") + whys[i];
+  return s;
 }
 
 nlohmann::json derived_params(const Group& g, const std::string& direction) {
@@ -123,13 +136,14 @@ std::map<std::string, Group> collect(const std::vector<Metric>& metrics) {
 struct Out {
   FabricAnalysis& a;
   void add(const Group& g, const std::string& metric, const std::string& place, const std::string& direction,
-           double value, FabricEvidence ev) {
+           Ratio value, FabricEvidence ev) {
     Metric m;
     m.metric = metric;
     m.place = place;
     m.params = derived_params(g, direction);
     m.unit = "x";
-    m.value = m.min = m.max = value;
+    if (value) m.value = m.min = m.max = *value;
+    else m.not_completed = incomplete_why(ev.observations);
     m.count = static_cast<int>(ev.observations.size());
     a.evidence[key_of(metric, place, m.params)] = std::move(ev);
     a.derived.push_back(std::move(m));
@@ -236,28 +250,35 @@ void analyze_inter(const Group& g, Out& out) {
   // best-explained measurement.
   for (const auto& [sd, pr] : g.directed) {
     const auto& [s, d] = sd;
-    double residual = INFINITY, expected_used = 0;
+    // The best-explained completed measurement; none when nothing completed that its ends
+    // do not already explain.
+    Ratio residual;
+    double expected_used = 0;
     for (const auto& o : pr.obs) {
       const Bests& b = o.pass_label == "1" ? first : all;
       auto at = [](const std::map<std::string, double>& m, const std::string& e, double def) {
         auto it = m.find(e);
         return it == m.end() ? def : it->second;
       };
-      double expected, r;
+      double expected;
+      Ratio r;
       if (lat(g)) {
         auto excess = [&](const std::string& e) { return std::max(0.0, at(b.any, e, ref) - ref); };
         expected = ref + excess(s) + excess(d);
-        r = std::isinf(o.value) ? (std::isinf(expected) ? 1 : kCap) : o.value / expected;
+        // An end that completed nothing explains this pair not completing either.
+        if (std::isinf(expected)) r = 1.0;
+        else if (completed(g, o.value)) r = o.value / expected;
       } else {
         expected = std::min({ref, at(b.out, s, ref), at(b.in, d, ref)});
-        r = o.value <= 0 ? (expected <= 0 ? 1 : kCap) : expected / o.value;
+        if (expected <= 0) r = 1.0;
+        else if (completed(g, o.value)) r = expected / o.value;
       }
-      if (r < residual) residual = r, expected_used = expected;
+      if (r && (!residual || *r < *residual)) residual = r, expected_used = expected;
     }
     FabricEvidence ev = evidence(g, ref);
     ev.expected = expected_used;
     ev.observations = pr.obs;
-    out.add(g, "p2p.link_slowdown", pr.place, s + "->" + d, capped(residual), std::move(ev));
+    out.add(g, "p2p.link_slowdown", pr.place, s + "->" + d, residual, std::move(ev));
   }
 }
 
@@ -278,6 +299,11 @@ void analyze_intra(const Group& g, Out& out) {
     ev.observations = obs;
     out.add(g, "p2p.intra_slowdown", place, "both", worse(g, best_of(g, obs), ref), std::move(ev));
   }
+}
+
+// What a link's ends explain is infinite when an end completed nothing: say so in words.
+std::string explained_text(double v, const std::string& unit) {
+  return std::isfinite(v) && v > 0 ? format_value(v, unit) : "nothing (an end completed no measurement)";
 }
 
 std::string value_of(const FabricEvidence& ev, const FabricObservation& o) {
@@ -319,22 +345,23 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
     const double bound = v.bounds["value"].get<double>();
     const bool link = v.metric == "p2p.link_slowdown";
     const double base = link ? ev.expected : ev.reference;
-    auto ratio = [&](const FabricObservation& o) {
-      if (ev.higher_is_worse) return capped(std::isinf(o.value) ? kCap : o.value / base);
-      return capped(o.value <= 0 ? kCap : base / o.value);
+    // Slow: worse than the bound, or never completed at all.
+    auto slow_obs = [&](const FabricObservation& o) {
+      if (!o.why.empty()) return true;
+      return (ev.higher_is_worse ? o.value / base : base / o.value) > bound;
     };
     std::vector<std::string> shown;
     std::set<std::string> partners;
     int retests = 0, slow_retests = 0, slow_first = 0, first = 0;
     for (const auto& o : ev.observations) {
-      const bool slow = ratio(o) > bound;
+      const bool slow = slow_obs(o);
       const bool retest = o.pass_label != "1";
       (retest ? retests : first) += 1;
       (retest ? slow_retests : slow_first) += slow;
       partners.insert(o.src == v.place ? o.dst : o.src);
       shown.push_back((retest ? "re-test " : "") + o.src + "->" + o.dst + " " + value_of(ev, o));
     }
-    const std::string against = link ? "what its ends explain, " + format_value(base, ev.unit) + " (cluster median " +
+    const std::string against = link ? "what its ends explain, " + explained_text(base, ev.unit) + " (cluster median " +
                                            format_value(ev.reference, ev.unit) + ")"
                                      : "the cluster median " + format_value(ev.reference, ev.unit);
     const std::string list = "evidence against " + against + ": " + list_text(shown, 6);

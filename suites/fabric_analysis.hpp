@@ -15,7 +15,8 @@
 //   p2p.latency_median, p2p.bw_median at `cluster`: the reference, the median over endpoints
 //                      of each one's best pair (the better middle for an even count, so half
 //                      the hosts may be bad and the reference still comes from a good one).
-// A direction that did not complete counts as infinitely slow (the ratio is capped at 1e6).
+// A direction that did not complete counts as infinitely slow: where nothing an endpoint or
+// pair measured completed, its derived metric has no value and says what did not complete.
 // Criteria judge these like any metric (criteria-default-fabric.yaml); explain_fabric_verdicts
 // then adds to each verdict on them the evidence (its pairs against the reference, by pass)
 // and how sure the verdict is.

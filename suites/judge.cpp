@@ -289,6 +289,13 @@ class CriterionJudge {
     };
     if (!c.unit.empty() && m.unit != c.unit)
       return error(m.metric + " is in " + m.unit + ", the criterion expects " + c.unit);
+    if (m.not_completed) {
+      // Nothing to compare: the measurement itself is what failed, and the reason says which.
+      v.not_completed = m.not_completed;
+      v.status = VerdictStatus::fail;
+      v.reason = m.metric + " did not complete (" + *m.not_completed + ")";
+      return v;
+    }
     if (!m.value && c.comparator != Comparator::equals)
       return error(m.metric + " is text; compare: " + std::string(to_string(c.comparator)) + " needs a number");
 

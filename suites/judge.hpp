@@ -22,6 +22,9 @@ struct Metric {
   std::optional<std::string> text;      // text metrics: the most frequent observed text
   int count = 0;
   std::string note;                     // why the value is less certain: other texts or units seen
+  // Set when the measurement never completed (a bandwidth window that ended before its
+  // transfer did): the value is then absent, never a stand-in number, and this says why.
+  std::optional<std::string> not_completed;
 };
 
 struct ProbeSummary {

@@ -19,6 +19,7 @@ struct Verdict {
   VerdictStatus status = VerdictStatus::pass;
   std::optional<double> value;
   std::optional<std::string> text;      // for text metrics
+  std::optional<std::string> not_completed;  // the metric's measurement did not complete: why (value absent)
   std::string unit;
   nlohmann::json bounds = nlohmann::json::object();  // {"op": ">=", "value": x} etc, resolved numbers
   std::optional<double> reference;      // the reference the bound was derived from (median, theory)

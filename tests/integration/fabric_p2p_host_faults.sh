@@ -30,4 +30,21 @@ p2p_reset 4
 p2p_fault loss ga-h4 5
 rc=$(p2p_run loss)
 expect_host loss "$rc" ga-h4
+
+# A host so slow that its bandwidth windows never complete: at 50 Mbit/s a window of 4 x 4 MiB
+# takes 2.7 s, a warm-up window and a measured one 5.4 s, past the measurement's limit (at most
+# limit_s, 4 s). Slower rates leave so much abandoned data queued that the whole probe runs out
+# of time instead. The report says the host did not complete and invents no figure for it.
+p2p_reset 4
+p2p_fault rate ga-h2 50mbit
+rc=$(p2p_run stall)
+expect_host stall "$rc" ga-h2
+check "stall: report.md says the bandwidth did not complete" \
+  grep -q "p2p.host_slowdown did not complete" "$GA_TMP/stall/report.md"
+check "stall: report.html says it did not complete" grep -q "did not complete" "$GA_TMP/stall/report.html"
+check "stall: report.json has no value for the stalled host's bandwidth slowdown" \
+  test "$(jq -r '[.verdicts[] | select(.place == "ga-h2" and .metric == "p2p.host_slowdown" and .not_completed != null)
+                  | .value] | length > 0 and all(. == null)' "$GA_TMP/stall/report.json")" = true
+check "stall: no writer prints a stand-in number" \
+  bash -c '! grep -lE "1000000 x|1e\+06|33333233" "$0"/report.md "$0"/report.html "$0"/report.junit.xml' "$GA_TMP/stall"
 finish

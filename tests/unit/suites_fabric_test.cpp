@@ -140,7 +140,20 @@ TEST(FabricAnalysis, HostThatNeverCompletesIsNamedNotItsPairs) {
   m.bw = [](int s, int d, int) { return s == 3 || d == 3 ? NAN : 1.0; };
   auto j = judge_builtin(m);
   EXPECT_EQ(failing(j), std::set<std::string>{"h4"});
-  EXPECT_NE(failing_at(j, "h4")->reason.find("did not complete"), std::string::npos);
+  const Verdict* v = failing_at(j, "h4");
+  EXPECT_NE(v->reason.find("did not complete"), std::string::npos);
+  // Nothing was measured, so nothing is shown as measured: no value, no stand-in ratio.
+  for (const auto& x : j.verdicts) {
+    if (x.place != "h4" || x.metric != "p2p.host_slowdown") continue;
+    EXPECT_FALSE(x.value.has_value()) << x.reason;
+    ASSERT_TRUE(x.not_completed.has_value()) << x.reason;
+    const bool bw = x.params.value("basis", "") == "bw";
+    EXPECT_NE(x.not_completed->find(bw ? "no ack" : "no reply"), std::string::npos) << *x.not_completed;
+    EXPECT_EQ(x.reason.find("1000000"), std::string::npos) << x.reason;
+    EXPECT_EQ(x.reason.find("e+"), std::string::npos) << x.reason;
+  }
+  for (const auto& m : j.metrics)
+    if (m.metric == "p2p.host_slowdown" && m.place == "h4") EXPECT_FALSE(m.value.has_value());
 }
 
 TEST(FabricAnalysis, ReTestThatPassesClearsTheSuspect) {
