@@ -17,6 +17,8 @@ namespace ga {
 namespace {
 
 constexpr const char* kPpm = "ppm";
+constexpr int kExchanges = 64, kKeep = 8;
+constexpr double kGapS = 1.0, kCommandTimeoutS = 2.0;
 
 // One rank per host: the first rank on each host, hosts in order of their first rank (the
 // harness's host order, so the reference, rank 0, leads host 0).
@@ -100,22 +102,49 @@ nlohmann::json analyse(const std::vector<std::string>& hosts, const std::vector<
 class ClockProbe final : public Probe {
  public:
   ProbeInfo info() const override {
-    return {"clock",
-            "each host's clock offset from the cluster median (MPI ping-pong, lowest round trips), skew, drift; "
-            "kernel and time-daemon sync state; time zone",
-            {},
-            {"clock.offset", "clock.offset_abs", "clock.offset_uncertainty", "clock.max_skew", "clock.drift_ppm",
-             "clock.synchronized", "clock.kernel_synchronized", "clock.kernel_maxerror", "clock.kernel_esterror",
-             "clock.chrony_offset", "clock.daemon", "clock.rtc_local_tz", "clock.timezone"},
-            "offsets are bounded by half the MPI round trip; PTP-grade (sub-microsecond) agreement cannot be shown "
-            "this way"};
+    ProbeInfo i;
+    i.name = "clock";
+    i.summary =
+        "each host's clock offset from the cluster median (MPI ping-pong, lowest round trips), skew, drift; "
+        "kernel and time-daemon sync state; time zone";
+    i.caveat =
+        "offsets are bounded by half the MPI round trip; PTP-grade (sub-microsecond) agreement cannot be shown "
+        "this way";
+    i.declared_metrics = {
+        {"clock.offset", unit::seconds, Better::lower,
+         "the host clock's offset from the cluster's median clock (signed; params give its interval)"},
+        {"clock.offset_abs", unit::seconds, Better::lower,
+         "the largest absolute offset from the cluster median that the measured interval allows"},
+        {"clock.offset_uncertainty", unit::seconds, Better::lower, "half-width of the offset's interval"},
+        {"clock.max_skew", unit::seconds, Better::lower, "the largest offset between two hosts (place cluster)"},
+        {"clock.drift_ppm", kPpm, Better::lower, "the host clock's rate against the cluster median between the two rounds"},
+        {"clock.synchronized", unit::boolean, Better::higher,
+         "the kernel and the time daemon say the clock is synchronised (params: reason, daemon)"},
+        {"clock.kernel_synchronized", unit::boolean, Better::higher, "the kernel (adjtimex) says the clock is synchronised"},
+        {"clock.kernel_maxerror", unit::seconds, Better::lower, "the kernel's maximum error of the clock (adjtimex)"},
+        {"clock.kernel_esterror", unit::seconds, Better::lower, "the kernel's estimated error of the clock (adjtimex)"},
+        {"clock.chrony_offset", unit::seconds, Better::lower, "chrony's offset of the system clock from its source"},
+        {"clock.daemon", unit::text, Better::none, "the time daemon that keeps the clock: chrony, systemd-timesyncd or \"none found\""},
+        {"clock.rtc_local_tz", unit::boolean, Better::lower, "the hardware clock keeps local time instead of UTC"},
+        {"clock.timezone", unit::text, Better::none, "the host's time zone"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    i.params = {
+        {"exchanges", ParamType::integer, kExchanges, 1, {}, {},
+         "ping-pong exchanges per host and round (at least 4 are made); the lowest round trips are kept"},
+        {"keep", ParamType::integer, kKeep, 1, {}, {}, "lowest-round-trip exchanges kept per host for the offset"},
+        {"gap_s", ParamType::number, kGapS, 0, {}, {}, "seconds between the two rounds (sets the drift's resolution)"},
+        {"command_timeout_s", ParamType::number, kCommandTimeoutS, 0, {}, {},
+         "time limit for each time tool (chronyc, timedatectl ...)"},
+    };
+    return i;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
-    const int exchanges = std::max(4, ctx.params.value("exchanges", 64));
-    const int keep = std::max(1, ctx.params.value("keep", 8));
-    const double gap_s = std::max(0.0, ctx.params.value("gap_s", 1.0));
-    const double cmd_timeout = ctx.params.value("command_timeout_s", 2.0);
+    const int exchanges = std::max(4, ctx.params.value("exchanges", kExchanges));
+    const int keep = std::max(1, ctx.params.value("keep", kKeep));
+    const double gap_s = std::max(0.0, ctx.params.value("gap_s", kGapS));
+    const double cmd_timeout = ctx.params.value("command_timeout_s", kCommandTimeoutS);
 
     std::vector<std::string> hosts;
     const auto leaders = host_leaders(ctx.rank_hosts, hosts);

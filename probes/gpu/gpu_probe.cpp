@@ -45,23 +45,53 @@ struct GpuParams {
   std::string kmsg = "/dev/kmsg";
 };
 
+int mib(std::size_t bytes) { return static_cast<int>(bytes / kMiB); }
+
+// The defaults are GpuParams' own (param_decls() declares the same).
 GpuParams params_of(const nlohmann::json& p) {
   GpuParams g;
-  g.hbm_bytes = p.value("hbm_mib", 1024) * kMiB;
-  g.h2d_bytes = p.value("h2d_mib", 256) * kMiB;
-  g.p2p_bytes = p.value("p2p_mib", 256) * kMiB;
-  g.gemm_n = p.value("gemm_n", 8192);
-  g.gemm = p.value("gemm", true);
-  g.p2p = p.value("p2p", true);
-  g.remote_numa = p.value("remote_numa", true);
-  g.xid = p.value("xid", true);
-  g.iterations = p.value("iterations", 5);
-  g.warmup = p.value("warmup", 2);
-  g.min_driver = p.value("min_cuda_driver", kMinCudaDriverVersion);
-  g.kmsg = p.value("kernel_log", std::string("/dev/kmsg"));
+  g.hbm_bytes = p.value("hbm_mib", mib(g.hbm_bytes)) * kMiB;
+  g.h2d_bytes = p.value("h2d_mib", mib(g.h2d_bytes)) * kMiB;
+  g.p2p_bytes = p.value("p2p_mib", mib(g.p2p_bytes)) * kMiB;
+  g.gemm_n = p.value("gemm_n", g.gemm_n);
+  g.gemm = p.value("gemm", g.gemm);
+  g.p2p = p.value("p2p", g.p2p);
+  g.remote_numa = p.value("remote_numa", g.remote_numa);
+  g.xid = p.value("xid", g.xid);
+  g.iterations = p.value("iterations", g.iterations);
+  g.warmup = p.value("warmup", g.warmup);
+  g.min_driver = p.value("min_cuda_driver", g.min_driver);
+  g.kmsg = p.value("kernel_log", g.kmsg);
   if (g.hbm_bytes == 0 || g.h2d_bytes == 0 || g.p2p_bytes == 0 || g.gemm_n < 64 || g.iterations < 1 || g.warmup < 0)
     throw std::invalid_argument("gpu params: hbm_mib, h2d_mib, p2p_mib, iterations must be >= 1, gemm_n >= 64, warmup >= 0");
   return g;
+}
+
+std::vector<ParamDecl> param_decls() {
+  const GpuParams d;
+  return {
+      {"hbm_mib", ParamType::integer, mib(d.hbm_bytes), 1, {}, {},
+       "MiB per buffer of the device copy (capped at a quarter of free memory)"},
+      {"h2d_mib", ParamType::integer, mib(d.h2d_bytes), 1, {}, {}, "MiB per host<->device copy"},
+      {"p2p_mib", ParamType::integer, mib(d.p2p_bytes), 1, {}, {}, "MiB per peer-to-peer copy"},
+      {"gemm_n", ParamType::integer, d.gemm_n, 64, {}, {}, "n of the n x n x n bf16/fp16 GEMM"},
+      {"gemm", ParamType::boolean, d.gemm, {}, {}, {}, "measure the GEMM rate through cuBLAS"},
+      {"p2p", ParamType::boolean, d.p2p, {}, {}, {}, "measure the peer-to-peer matrix of each host's GPUs"},
+      {"remote_numa", ParamType::boolean, d.remote_numa, {}, {}, {},
+       "also measure host<->device copies from a NUMA node other than the GPU's"},
+      {"xid", ParamType::boolean, d.xid, {}, {}, {}, "count XID errors in the kernel log"},
+      {"iterations", ParamType::integer, d.iterations, 1, {}, {}, "timed copies or GEMMs per measurement"},
+      {"warmup", ParamType::integer, d.warmup, 0, {}, {}, "untimed copies or GEMMs before each measurement"},
+      {"min_cuda_driver", ParamType::integer, d.min_driver, 0, {}, {},
+       "oldest CUDA driver API version accepted (12000 = 12.0)"},
+      {"kernel_log", ParamType::string, d.kmsg, {}, {}, {}, "where the XID errors are read from"},
+      {"cuda_library", ParamType::string, nullptr, {}, {}, {},
+       "path of libcuda; default $GPUACCEPT_CUDA_LIBRARY, then libcuda.so.1"},
+      {"nvml_library", ParamType::string, nullptr, {}, {}, {},
+       "path of libnvidia-ml; default $GPUACCEPT_NVML_LIBRARY, then libnvidia-ml.so.1"},
+      {"cublas_library", ParamType::string, nullptr, {}, {}, {},
+       "path of libcublas; default $GPUACCEPT_CUBLAS_LIBRARY, then libcublas.so.12, .13, .11 (also in /usr/local/cuda)"},
+  };
 }
 
 double median(std::vector<double> v) {
@@ -102,22 +132,73 @@ void emit_series(SampleSink& out, const std::string& place, const std::string& m
 class GpuProbe final : public Probe {
  public:
   ProbeInfo info() const override {
-    return {"gpu",
-            "per GPU: HBM copy, pinned host<->device from local and remote NUMA, P2P matrix, bf16/fp16 GEMM, "
-            "memory, ECC, row remapping, XID, NVLink, PCIe link under load, clocks, temperature, power, throttling",
-            {true, false, false},
-            {"gpu.model", "gpu.memory_total", "gpu.memory_free", "gpu.hbm_bw", "gpu.hbm_theoretical_bw",
-             "gpu.hbm_bw_of_theory", "gpu.h2d_bw", "gpu.d2h_bw", "gpu.h2d_bw_remote", "gpu.d2h_bw_remote",
-             "gpu.h2d_bw_of_theory", "gpu.d2h_bw_of_theory", "gpu.pcie_link_gen", "gpu.pcie_link_width",
-             "gpu.pcie_link_gen_max", "gpu.pcie_link_width_max", "gpu.pcie_gen_below_max", "gpu.pcie_width_below_max",
-             "gpu.pcie_theoretical_bw", "gpu.gemm_flops", "gpu.gemm_theoretical_flops", "gpu.gemm_of_theory",
-             "gpu.p2p_access", "gpu.p2p_bw", "gpu.temperature", "gpu.power", "gpu.clock_sm", "gpu.clock_mem",
-             "gpu.clock_sm_max", "gpu.throttle_reasons", "gpu.throttle_hw", "gpu.ecc_enabled",
-             "gpu.ecc_corrected_volatile", "gpu.ecc_uncorrected_volatile", "gpu.ecc_corrected_aggregate",
-             "gpu.ecc_uncorrected_aggregate", "gpu.remapped_rows_corrected", "gpu.remapped_rows_uncorrected",
-             "gpu.remapped_rows_pending", "gpu.remapped_rows_failure", "gpu.nvlink_active", "gpu.nvlink_expected",
-             "gpu.nvlink_inactive", "gpu.xid_errors", "gpu.cuda_driver", "gpu.nvidia_driver"},
-            "not yet validated on a GPU host: every path runs here only against fake libraries"};
+    ProbeInfo i;
+    i.name = "gpu";
+    i.summary =
+        "per GPU: HBM copy, pinned host<->device from local and remote NUMA, P2P matrix, bf16/fp16 GEMM, "
+        "memory, ECC, row remapping, XID, NVLink, PCIe link under load, clocks, temperature, power, throttling";
+    i.needs = {true, false, false};
+    i.caveat = "not yet validated on a GPU host: every path runs here only against fake libraries";
+    // Per GPU at HOST/gpu:N; the P2P matrix at the pair of GPUs; the drivers at HOST.
+    i.declared_metrics = {
+        {"gpu.model", unit::text, Better::none, "the GPU's name as CUDA reports it (params: PCI bus id, CUDA ordinal)"},
+        {"gpu.memory_total", unit::bytes, Better::none, "the GPU's memory"},
+        {"gpu.memory_free", unit::bytes, Better::higher, "the GPU's free memory before the probe's buffers"},
+        {"gpu.hbm_bw", unit::bytes_per_second, Better::higher,
+         "device-to-device copy bandwidth, read and write counted, one sample per repetition"},
+        {"gpu.hbm_theoretical_bw", unit::bytes_per_second, Better::none, "the GPU model's memory bandwidth on paper"},
+        {"gpu.hbm_bw_of_theory", unit::percent, Better::higher, "median gpu.hbm_bw in percent of the paper figure"},
+        {"gpu.h2d_bw", unit::bytes_per_second, Better::higher, "pinned host-to-device copy bandwidth from the GPU's NUMA node"},
+        {"gpu.d2h_bw", unit::bytes_per_second, Better::higher, "pinned device-to-host copy bandwidth to the GPU's NUMA node"},
+        {"gpu.h2d_bw_remote", unit::bytes_per_second, Better::higher,
+         "pinned host-to-device copy bandwidth from another NUMA node"},
+        {"gpu.d2h_bw_remote", unit::bytes_per_second, Better::higher,
+         "pinned device-to-host copy bandwidth to another NUMA node"},
+        {"gpu.h2d_bw_of_theory", unit::percent, Better::higher,
+         "median local gpu.h2d_bw in percent of the PCIe link's paper figure"},
+        {"gpu.d2h_bw_of_theory", unit::percent, Better::higher,
+         "median local gpu.d2h_bw in percent of the PCIe link's paper figure"},
+        {"gpu.pcie_link_gen", unit::count, Better::none, "PCIe generation of the link, read during a host-to-device copy"},
+        {"gpu.pcie_link_width", unit::count, Better::none, "PCIe lanes of the link, read during a host-to-device copy"},
+        {"gpu.pcie_link_gen_max", unit::count, Better::none, "the highest PCIe generation the link can train to"},
+        {"gpu.pcie_link_width_max", unit::count, Better::none, "the most PCIe lanes the link can train to"},
+        {"gpu.pcie_gen_below_max", unit::count, Better::lower, "PCIe generations the loaded link runs below its maximum"},
+        {"gpu.pcie_width_below_max", unit::count, Better::lower, "PCIe lanes the loaded link runs below its maximum"},
+        {"gpu.pcie_theoretical_bw", unit::bytes_per_second, Better::none,
+         "paper bandwidth of the link at its maximum generation and width"},
+        {"gpu.gemm_flops", unit::flops, Better::higher,
+         "cuBLAS n x n x n GEMM rate (params: dtype bf16 or fp16), one sample per repetition"},
+        {"gpu.gemm_theoretical_flops", unit::flops, Better::none, "the GPU model's dense GEMM rate on paper, per dtype"},
+        {"gpu.gemm_of_theory", unit::percent, Better::higher, "median gpu.gemm_flops in percent of the paper figure"},
+        {"gpu.p2p_access", unit::boolean, Better::higher, "the driver reports peer access from one GPU to another"},
+        {"gpu.p2p_bw", unit::bytes_per_second, Better::higher, "peer-to-peer copy bandwidth from one GPU to another"},
+        {"gpu.temperature", "degC", Better::lower, "GPU temperature (NVML)"},
+        {"gpu.power", "W", Better::none, "GPU power draw (NVML)"},
+        {"gpu.clock_sm", "MHz", Better::none, "current SM clock (NVML)"},
+        {"gpu.clock_mem", "MHz", Better::none, "current memory clock (NVML)"},
+        {"gpu.clock_sm_max", "MHz", Better::none, "the highest SM clock (NVML)"},
+        {"gpu.throttle_reasons", unit::text, Better::none, "active clock throttle reasons by name (params: mask)"},
+        {"gpu.throttle_hw", unit::boolean, Better::lower,
+         "a hardware throttle reason (slowdown, thermal, power brake) is active"},
+        {"gpu.ecc_enabled", unit::boolean, Better::higher, "ECC is enabled"},
+        {"gpu.ecc_corrected_volatile", unit::count, Better::lower, "corrected ECC errors since the driver loaded"},
+        {"gpu.ecc_uncorrected_volatile", unit::count, Better::lower, "uncorrected ECC errors since the driver loaded"},
+        {"gpu.ecc_corrected_aggregate", unit::count, Better::lower, "corrected ECC errors over the GPU's life"},
+        {"gpu.ecc_uncorrected_aggregate", unit::count, Better::lower, "uncorrected ECC errors over the GPU's life"},
+        {"gpu.remapped_rows_corrected", unit::count, Better::lower, "memory rows remapped for correctable errors"},
+        {"gpu.remapped_rows_uncorrected", unit::count, Better::lower, "memory rows remapped for uncorrectable errors"},
+        {"gpu.remapped_rows_pending", unit::boolean, Better::lower, "a row remapping waits for a GPU reset"},
+        {"gpu.remapped_rows_failure", unit::boolean, Better::lower, "a row remapping failed"},
+        {"gpu.nvlink_active", unit::count, Better::none, "NVLinks of the GPU that are active"},
+        {"gpu.nvlink_expected", unit::count, Better::none, "NVLinks the topology gives the GPU"},
+        {"gpu.nvlink_inactive", unit::count, Better::lower, "NVLinks the topology expects that are not active"},
+        {"gpu.xid_errors", unit::count, Better::lower, "XID errors of the GPU in the kernel log (params: codes)"},
+        {"gpu.cuda_driver", unit::text, Better::none, "the CUDA driver API version (params: library)"},
+        {"gpu.nvidia_driver", unit::text, Better::none, "the NVIDIA driver version (NVML)"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    i.params = param_decls();
+    return i;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {

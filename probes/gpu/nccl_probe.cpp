@@ -36,10 +36,82 @@ using namespace ga::gpu;
 constexpr std::uint64_t kDefaultMaxBytes = 8ull << 30;  // nccl-tests' usual -e 8G
 constexpr double kDefaultTimeShare = 0.8;
 
-const std::set<std::string> kKnownParams{
-    "min_bytes", "max_bytes", "step_factor", "collectives", "in_place", "out_of_place", "warmup_iters", "iters",
-    "max_iters", "root", "check", "time_across", "time_share", "corrupt", "scopes", "min_ranks", "cuda_library",
-    "nccl_library", "nvml_library", "cublas_library", "min_cuda_driver", "memory_fraction"};
+constexpr double kDefaultMemoryFraction = 0.25;
+constexpr int kDefaultMinRanks = 2;
+
+sweep::SweepConfig default_sweep() {
+  sweep::SweepConfig d;
+  d.probe = "nccl";
+  d.sizes.max_bytes = kDefaultMaxBytes;
+  return d;
+}
+
+// The keys sweep::sweep_config_from_params reads, with this probe's defaults. The mpi-coll
+// probe declares the same keys (tests/unit/probes_declarations_test.cpp holds the two together).
+std::vector<ParamDecl> sweep_param_decls(const sweep::SweepConfig& d) {
+  nlohmann::json colls = nlohmann::json::array();
+  for (auto c : d.collectives) colls.push_back(std::string(sweep::to_string(c)));
+  return {
+      {"min_bytes", ParamType::any, d.sizes.min_bytes, {}, {}, {},
+       "smallest size of the sweep (nccl-tests -b): bytes (>= 1), or a text such as \"64K\", \"16M\", \"1G\""},
+      {"max_bytes", ParamType::any, d.sizes.max_bytes, {}, {}, {},
+       "largest size of the sweep (nccl-tests -e): bytes, or a text such as \"64K\", \"16M\", \"1G\"; unset, it is "
+       "also capped by memory_fraction of the tightest GPU's free memory"},
+      {"step_factor", ParamType::number, d.sizes.step_factor, {}, {}, {},
+       "each size is the previous one times this, above 1 (nccl-tests -f)"},
+      {"collectives", ParamType::list, colls, {}, {}, {},
+       "the collectives swept, a non-empty list of: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, "
+       "sendrecv"},
+      {"in_place", ParamType::boolean, d.in_place, {}, {}, {}, "measure every line in place"},
+      {"out_of_place", ParamType::boolean, d.out_of_place, {}, {}, {}, "measure every line out of place"},
+      {"check", ParamType::boolean, d.check, {}, {}, {}, "check the data of every line (nccl-tests -c)"},
+      {"warmup_iters", ParamType::integer, d.warmup_iters, 0, 1e9, {}, "warm-up operations per line (nccl-tests -w)"},
+      {"max_iters", ParamType::integer, d.max_iters, 1, 1e9, {},
+       "timed operations per line at most; fewer when the deadline is near (nccl-tests -n)"},
+      {"iters", ParamType::integer, nullptr, 1, 1e9, {}, "timed operations per line exactly (sets the least and the most)"},
+      {"root", ParamType::integer, d.root, 0, 1e9, {}, "root rank of broadcast and reduce (modulo the ranks)"},
+      {"time_across", ParamType::string, d.time_across == sweep::TimeAcrossRanks::max ? "max" : "avg", {}, {},
+       {"max", "avg"}, "a line's time: the slowest rank's (max) or the mean over ranks (avg, nccl-tests' default)"},
+  };
+}
+
+std::vector<ParamDecl> param_decls() {
+  auto p = sweep_param_decls(default_sweep());
+  const std::vector<ParamDecl> own = {
+      {"time_share", ParamType::number, kDefaultTimeShare, 0, 1, {},
+       "share of the probe's time left that the scopes may use, in (0, 1]"},
+      {"corrupt", ParamType::mapping, nullptr, {}, {}, {},
+       "test hook {collective, size, rank[, in_place]}: flip one output element of that line, which must then show "
+       "nccl.wrong = 1"},
+      {"scopes", ParamType::list, nlohmann::json::array({"intra-host", "inter-host", "cluster"}), {}, {}, {},
+       "the scopes swept, a list of: intra-host (each host's GPUs), inter-host (one GPU per host per rail), cluster"},
+      {"min_ranks", ParamType::integer, kDefaultMinRanks, 1, {}, {}, "a scope with fewer ranks is not measured"},
+      {"memory_fraction", ParamType::number, kDefaultMemoryFraction, 0, 1, {},
+       "share of the tightest GPU's free memory the largest line may take, in (0, 1)"},
+      {"min_cuda_driver", ParamType::integer, kMinCudaDriverVersion, 0, {}, {},
+       "oldest CUDA driver API version accepted (12000 = 12.0)"},
+      {"cuda_library", ParamType::string, nullptr, {}, {}, {},
+       "path of libcuda; default $GPUACCEPT_CUDA_LIBRARY, then libcuda.so.1"},
+      {"nccl_library", ParamType::string, nullptr, {}, {}, {},
+       "path of libnccl; default $GPUACCEPT_NCCL_LIBRARY, then libnccl.so.2 (also in /usr/local/cuda)"},
+      {"nvml_library", ParamType::string, nullptr, {}, {}, {},
+       "path of libnvidia-ml (read and checked like the others; the nccl probe does not use NVML)"},
+      {"cublas_library", ParamType::string, nullptr, {}, {}, {},
+       "path of libcublas (read and checked like the others; the nccl probe does not use cuBLAS)"},
+  };
+  p.insert(p.end(), own.begin(), own.end());
+  return p;
+}
+
+// The keys run() accepts: exactly the declared ones.
+const std::set<std::string>& known_params() {
+  static const std::set<std::string> known = [] {
+    std::set<std::string> k;
+    for (const auto& p : param_decls()) k.insert(p.name);
+    return k;
+  }();
+  return known;
+}
 
 enum class Scope { intra_host, inter_host, cluster };
 const char* scope_name(Scope s) {
@@ -75,33 +147,52 @@ struct RankState {
 class NcclProbe final : public Probe {
  public:
   ProbeInfo info() const override {
-    return {"nccl",
-            "NCCL communicator set-up time and collective sweeps (nccl-tests style: time, algbw, busbw, data check "
-            "per line) inside each host, across hosts per rail, and over the whole cluster",
-            {true, false, false},
-            {"nccl.init_time", "nccl.init_time_slowest", "nccl.time", "nccl.algbw", "nccl.busbw", "nccl.wrong",
-             "nccl.avg_busbw", "nccl.busbw_theoretical", "nccl.busbw_of_theory", "nccl.version", "nccl.env"},
-            "not yet validated on a GPU host: the data path runs here only against a fake one-rank NCCL"};
+    ProbeInfo i;
+    i.name = "nccl";
+    i.summary =
+        "NCCL communicator set-up time and collective sweeps (nccl-tests style: time, algbw, busbw, data check "
+        "per line) inside each host, across hosts per rail, and over the whole cluster";
+    i.needs = {true, false, false};
+    i.caveat = "not yet validated on a GPU host: the data path runs here only against a fake one-rank NCCL";
+    // Sweep lines (probes/harness/sweep.cpp line_samples) at HOST (intra-host) or cluster, with
+    // params {scope, ranks, rail, nvls, algo, proto, collective, size, in_place ...}.
+    i.declared_metrics = {
+        {"nccl.init_time", unit::seconds, Better::lower, "ncclCommInitRank time of one GPU in one scope (place its GPU)"},
+        {"nccl.init_time_slowest", unit::seconds, Better::lower, "the slowest GPU's ncclCommInitRank time in one scope"},
+        {"nccl.time", unit::seconds, Better::lower, "time of one operation of a sweep line, the slowest rank's"},
+        {"nccl.algbw", unit::bytes_per_second, Better::higher, "algorithm bandwidth of a line: size over time"},
+        {"nccl.busbw", unit::bytes_per_second, Better::higher,
+         "bus bandwidth of a line: algbw times the collective's factor (nccl-tests' busbw)"},
+        {"nccl.wrong", unit::count, Better::lower, "output elements of a line that differ from the expected, all ranks"},
+        {"nccl.avg_busbw", unit::bytes_per_second, Better::higher,
+         "mean busbw over every line of a scope (nccl-tests' \"Avg bus bandwidth\")"},
+        {"nccl.busbw_theoretical", unit::bytes_per_second, Better::none,
+         "the bus bandwidth a scope could reach: the GPU model's NVLink inside a host, the slowest rail NIC across hosts"},
+        {"nccl.busbw_of_theory", unit::percent, Better::higher,
+         "busbw of the largest line of each collective and placement, in percent of nccl.busbw_theoretical"},
+        {"nccl.version", unit::text, Better::none, "the NCCL version loaded (params: library)"},
+        {"nccl.env", unit::text, Better::none, "every NCCL_* variable of the environment, or \"none\" (params: vars)"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    i.params = param_decls();
+    return i;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
     for (const auto& [k, v] : ctx.params.items())
-      if (!kKnownParams.count(k)) return Outcome::failed("nccl: unknown param \"" + k + "\"");  // alike on every rank: no one waits
+      if (!known_params().count(k)) return Outcome::failed("nccl: unknown param \"" + k + "\"");  // alike on every rank: no one waits
     sweep::SweepConfig base;
     std::optional<sweep::Corruption> corrupt;
     std::vector<Scope> scopes{Scope::intra_host, Scope::inter_host, Scope::cluster};
-    double share = kDefaultTimeShare, mem_fraction = 0.25;
-    int min_ranks = 2;
+    double share = kDefaultTimeShare, mem_fraction = kDefaultMemoryFraction;
+    int min_ranks = kDefaultMinRanks;
     bool user_max = ctx.params.contains("max_bytes");
     try {
-      sweep::SweepConfig d;
-      d.probe = "nccl";
-      d.sizes.max_bytes = kDefaultMaxBytes;
-      base = sweep::sweep_config_from_params(ctx.params, d);
+      base = sweep::sweep_config_from_params(ctx.params, default_sweep());
       if (ctx.params.contains("corrupt")) corrupt = sweep::corruption_from_json(ctx.params.at("corrupt"));
       share = ctx.params.value("time_share", kDefaultTimeShare);
-      mem_fraction = ctx.params.value("memory_fraction", 0.25);
-      min_ranks = ctx.params.value("min_ranks", 2);
+      mem_fraction = ctx.params.value("memory_fraction", kDefaultMemoryFraction);
+      min_ranks = ctx.params.value("min_ranks", kDefaultMinRanks);
       if (!(share > 0 && share <= 1) || !(mem_fraction > 0 && mem_fraction < 1) || min_ranks < 1)
         throw std::invalid_argument("time_share and memory_fraction must be in (0, 1], min_ranks >= 1");
       if (ctx.params.contains("scopes")) {

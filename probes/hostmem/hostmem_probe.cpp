@@ -41,20 +41,33 @@ struct BoundArray {
   double* data() const { return static_cast<double*>(p); }
 };
 
+constexpr std::size_t kArrayMib = 64;
+constexpr int kIterations = 5;
+
 class HostmemProbe final : public Probe {
  public:
   ProbeInfo info() const override {
-    return {"hostmem",
-            "STREAM triad bandwidth per NUMA node (threads and memory bound there) and across NUMA nodes",
-            {},
-            {"hostmem.triad_bw", "hostmem.triad_bw_cross"},
-            ""};
+    ProbeInfo i;
+    i.name = "hostmem";
+    i.summary = "STREAM triad bandwidth per NUMA node (threads and memory bound there) and across NUMA nodes";
+    i.declared_metrics = {
+        {"hostmem.triad_bw", unit::bytes_per_second, Better::higher,
+         "STREAM triad bandwidth with threads and memory on one NUMA node (place HOST/numa:N), one sample per iteration"},
+        {"hostmem.triad_bw_cross", unit::bytes_per_second, Better::higher,
+         "STREAM triad bandwidth with threads on one NUMA node and memory on another (params cpu_numa, mem_numa)"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    i.params = {
+        {"array_mib", ParamType::integer, kArrayMib, 1, {}, {}, "MiB per array; three arrays per NUMA node pair"},
+        {"iterations", ParamType::integer, kIterations, 1, {}, {}, "timed triad passes per NUMA node pair"},
+    };
+    return i;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
     if (ctx.local_rank != 0) return Outcome::ok();
-    const std::size_t mib = ctx.params.value("array_mib", 64);
-    const int iterations = ctx.params.value("iterations", 5);
+    const std::size_t mib = ctx.params.value("array_mib", kArrayMib);
+    const int iterations = ctx.params.value("iterations", kIterations);
     HwlocTopo topo;
     const int nnodes = hwloc_get_nbobjs_by_type(topo.t, HWLOC_OBJ_NUMANODE);
     if (nnodes < 1) return Outcome::failed("hwloc reports no NUMA node");

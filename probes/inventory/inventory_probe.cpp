@@ -54,12 +54,23 @@ int count_rdma_devices(const std::string& sysfs_root) {
 class InventoryProbe final : public Probe {
  public:
   ProbeInfo info() const override {
-    return {"inventory",
-            "hostname, kernel, CPU, cores, memory, stack versions, GPUs and RDMA devices per host",
-            {},
-            {"inventory.kernel", "inventory.cpu_model", "inventory.cores", "inventory.memory_bytes",
-             "inventory.gpu_count", "inventory.rdma_device_count", "inventory.version.*"},
-            ""};
+    ProbeInfo i;
+    i.name = "inventory";
+    i.summary = "hostname, kernel, CPU, cores, memory, stack versions, GPUs and RDMA devices per host";
+    // One set per host, from its first rank; the judge holds each host against the majority.
+    i.declared_metrics = {
+        {"inventory.kernel", unit::text, Better::none, "kernel release (uname -r)"},
+        {"inventory.cpu_model", unit::text, Better::none, "CPU model name from /proc/cpuinfo"},
+        {"inventory.cores", unit::count, Better::none, "CPU cores of the host, as the topology counts them"},
+        {"inventory.memory_bytes", unit::bytes, Better::none, "total memory of the host (MemTotal of /proc/meminfo)"},
+        {"inventory.gpu_count", unit::count, Better::none, "GPUs the topology found on the host"},
+        {"inventory.rdma_device_count", unit::count, Better::none, "RDMA devices in /sys/class/infiniband"},
+        {"inventory.version.*", unit::text, Better::none,
+         "version of one part of the stack as found at run time, \"none\" when absent; suffix: mpi, hwloc, "
+         "cuda_driver, cuda_runtime, nccl, libibverbs"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    return i;  // no parameters
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {

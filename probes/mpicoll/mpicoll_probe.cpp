@@ -9,6 +9,7 @@
 #include "probes/mpicoll/mpi_coll_backend.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
+#include "topology/units.hpp"
 
 namespace ga {
 namespace {
@@ -20,25 +21,87 @@ constexpr std::uint64_t kDefaultMaxBytes = 16ull << 20;
 // barrier that ends the probe still fit before the watchdog's deadline.
 constexpr double kDefaultTimeShare = 0.7;
 
-const std::set<std::string> kKnownParams{"min_bytes", "max_bytes", "step_factor", "collectives", "in_place",
-                                         "out_of_place", "warmup_iters", "iters", "max_iters", "root",
-                                         "check", "time_across", "time_share", "corrupt"};
+sweep::SweepConfig default_sweep() {
+  sweep::SweepConfig d;
+  d.probe = "mpi-coll";
+  d.place = place::cluster();
+  d.sizes.max_bytes = kDefaultMaxBytes;
+  return d;
+}
+
+// The keys sweep::sweep_config_from_params reads, with this probe's defaults. The nccl probe
+// declares the same keys (tests/unit/probes_declarations_test.cpp holds the two together).
+std::vector<ParamDecl> sweep_param_decls(const sweep::SweepConfig& d) {
+  nlohmann::json colls = nlohmann::json::array();
+  for (auto c : d.collectives) colls.push_back(std::string(sweep::to_string(c)));
+  return {
+      {"min_bytes", ParamType::any, d.sizes.min_bytes, {}, {}, {},
+       "smallest size of the sweep (nccl-tests -b): bytes (>= 1), or a text such as \"64K\", \"16M\", \"1G\""},
+      {"max_bytes", ParamType::any, d.sizes.max_bytes, {}, {}, {},
+       "largest size of the sweep (nccl-tests -e): bytes, or a text such as \"64K\", \"16M\", \"1G\""},
+      {"step_factor", ParamType::number, d.sizes.step_factor, {}, {}, {},
+       "each size is the previous one times this, above 1 (nccl-tests -f)"},
+      {"collectives", ParamType::list, colls, {}, {}, {},
+       "the collectives swept, a non-empty list of: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, "
+       "sendrecv"},
+      {"in_place", ParamType::boolean, d.in_place, {}, {}, {}, "measure every line in place"},
+      {"out_of_place", ParamType::boolean, d.out_of_place, {}, {}, {}, "measure every line out of place"},
+      {"check", ParamType::boolean, d.check, {}, {}, {}, "check the data of every line (nccl-tests -c)"},
+      {"warmup_iters", ParamType::integer, d.warmup_iters, 0, 1e9, {}, "warm-up operations per line (nccl-tests -w)"},
+      {"max_iters", ParamType::integer, d.max_iters, 1, 1e9, {},
+       "timed operations per line at most; fewer when the deadline is near (nccl-tests -n)"},
+      {"iters", ParamType::integer, nullptr, 1, 1e9, {}, "timed operations per line exactly (sets the least and the most)"},
+      {"root", ParamType::integer, d.root, 0, 1e9, {}, "root rank of broadcast and reduce (modulo the ranks)"},
+      {"time_across", ParamType::string, d.time_across == sweep::TimeAcrossRanks::max ? "max" : "avg", {}, {},
+       {"max", "avg"}, "a line's time: the slowest rank's (max) or the mean over ranks (avg, nccl-tests' default)"},
+  };
+}
+
+std::vector<ParamDecl> param_decls() {
+  auto p = sweep_param_decls(default_sweep());
+  p.push_back({"time_share", ParamType::number, kDefaultTimeShare, 0, 1, {},
+               "share of the probe's time left that the sweep may use, in (0, 1]"});
+  p.push_back({"corrupt", ParamType::mapping, nullptr, {}, {}, {},
+               "test hook {collective, size, rank[, in_place]}: flip one output element of that line, which must then "
+               "show mpi-coll.wrong = 1"});
+  return p;
+}
+
+// The keys run() accepts: exactly the declared ones.
+const std::set<std::string>& known_params() {
+  static const std::set<std::string> known = [] {
+    std::set<std::string> k;
+    for (const auto& p : param_decls()) k.insert(p.name);
+    return k;
+  }();
+  return known;
+}
 
 class MpiCollProbe final : public Probe {
  public:
   ProbeInfo info() const override {
-    return {"mpi-coll",
-            "MPI collectives on host memory swept over sizes (nccl-tests style): time, algbw, busbw and a data "
-            "check per line",
-            {},
-            {"mpi-coll.time", "mpi-coll.algbw", "mpi-coll.busbw", "mpi-coll.wrong"},
-            ""};
+    ProbeInfo i;
+    i.name = "mpi-coll";
+    i.summary =
+        "MPI collectives on host memory swept over sizes (nccl-tests style): time, algbw, busbw and a data "
+        "check per line";
+    // One set per line of the sweep (probes/harness/sweep.cpp line_samples), place cluster.
+    i.declared_metrics = {
+        {"mpi-coll.time", unit::seconds, Better::lower, "time of one operation of a line, the slowest rank's"},
+        {"mpi-coll.algbw", unit::bytes_per_second, Better::higher, "algorithm bandwidth of a line: size over time"},
+        {"mpi-coll.busbw", unit::bytes_per_second, Better::higher,
+         "bus bandwidth of a line: algbw times the collective's factor (nccl-tests' busbw)"},
+        {"mpi-coll.wrong", unit::count, Better::lower, "output elements of a line that differ from the expected, all ranks"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    i.params = param_decls();
+    return i;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
     // Parameters are the same on every rank (one suite), so every rank returns here alike.
     for (const auto& [k, v] : ctx.params.items())
-      if (!kKnownParams.count(k)) return Outcome::failed("mpi-coll: unknown param \"" + k + "\"");
+      if (!known_params().count(k)) return Outcome::failed("mpi-coll: unknown param \"" + k + "\"");
     if (!ctx.comm.native()) return Outcome::skipped("no MPI: mpi-coll needs an MPI launch (mpirun)");
     if (ctx.size < 2) return Outcome::skipped("mpi-coll needs at least 2 ranks, the job has 1");
 
@@ -46,11 +109,7 @@ class MpiCollProbe final : public Probe {
     std::optional<sweep::Corruption> corrupt;
     double share = kDefaultTimeShare;
     try {
-      sweep::SweepConfig defaults;
-      defaults.probe = "mpi-coll";
-      defaults.place = place::cluster();
-      defaults.sizes.max_bytes = kDefaultMaxBytes;
-      cfg = sweep::sweep_config_from_params(ctx.params, defaults);
+      cfg = sweep::sweep_config_from_params(ctx.params, default_sweep());
       if (ctx.params.contains("time_share")) {
         const auto& v = ctx.params.at("time_share");
         if (!v.is_number() || v.get<double>() <= 0 || v.get<double>() > 1)

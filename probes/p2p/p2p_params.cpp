@@ -61,17 +61,59 @@ bool flag(const nlohmann::json& p, const char* key, bool def) {
 
 }  // namespace
 
+const std::vector<ParamDecl>& p2p_param_decls() {
+  static const std::vector<ParamDecl> decls = [] {
+    const P2pParams d;
+    constexpr double kMaxWhole = 1e9;
+    const double max_size = double(kMaxSize);
+    return std::vector<ParamDecl>{
+        {"unit", ParamType::string, d.schedule.unit == pairs::PairUnit::rail ? "rail" : "host", {}, {}, {"host", "rail"},
+         "host: one rank per host (its first); rail: every local rank, as a NIC rail"},
+        {"max_rails", ParamType::integer, d.schedule.max_rails, 0, kMaxWhole, {}, "rail mode: at most this many rails (0 = all)"},
+        {"intra_host", ParamType::boolean, d.schedule.intra_host, {}, {}, {}, "also pairs of ranks inside each host"},
+        {"latency_size", ParamType::integer, d.latency_size, 8, max_size, {}, "bytes of the latency ping-pong"},
+        {"bw_size", ParamType::integer, d.bw_size, 8, max_size, {}, "bytes per message of the bandwidth window"},
+        {"sweep", ParamType::boolean, false, {}, {}, {}, "latency and bandwidth at every power of two from 8 B to 64 MiB"},
+        {"sizes", ParamType::list, nullptr, {}, {}, {},
+         "an explicit sweep instead: byte counts from 8 to 1 GiB (latency_size and bw_size are always added)"},
+        {"measure_s", ParamType::number, d.limits.target_s, {}, {}, {},
+         "measured seconds per measurement, > 0 and at most limit_s (the iterations adapt to fit)"},
+        {"limit_s", ParamType::number, d.limits.limit_s, {}, {}, {},
+         "hard limit per measurement in seconds, > 0: past it the pair did not complete"},
+        {"warmup", ParamType::integer, d.limits.warmup, 0, kMaxWhole, {},
+         "latency iterations not recorded (bandwidth: a tenth, at least 1)"},
+        {"max_iters", ParamType::integer, d.limits.max_iters, 1, kMaxWhole, {},
+         "latency iterations at most (bandwidth windows: a hundredth, at least 3)"},
+        {"budget_fraction", ParamType::number, d.budget_fraction, {}, 0.95, {},
+         "share of the probe's deadline the measurements may plan to use, > 0"},
+        {"retest", ParamType::boolean, d.retest, {}, {}, {}, "a second pass re-measures suspects against healthy hosts"},
+        {"retest_ratio", ParamType::number, d.retest_options.ratio, {}, {}, {},
+         "worse than this times the cluster reference is re-tested (> 0)"},
+        {"retest_partners", ParamType::integer, d.retest_options.partners, 1, kMaxWhole, {},
+         "healthy partners per suspect host"},
+        {"retest_max", ParamType::integer, d.retest_options.max_suspects, 0, kMaxWhole, {},
+         "suspects re-tested at most (worst first)"},
+    };
+  }();
+  return decls;
+}
+
 P2pParams parse_p2p_params(const nlohmann::json& p) {
-  static const std::set<std::string> known = {
-      "unit", "max_rails", "intra_host", "latency_size", "bw_size", "sweep", "sizes", "measure_s", "limit_s",
-      "warmup", "max_iters", "budget_fraction", "retest", "retest_ratio", "retest_partners", "retest_max"};
+  static const std::set<std::string> known = [] {
+    std::set<std::string> k;
+    for (const auto& d : p2p_param_decls()) k.insert(d.name);
+    return k;
+  }();
+  static const std::string known_text = [] {
+    std::string t;
+    for (const auto& d : p2p_param_decls()) t += (t.empty() ? "" : ", ") + d.name;
+    return t;
+  }();
   P2pParams r;
   if (p.is_null()) return r;
   if (!p.is_object()) throw std::invalid_argument("p2p params must be a mapping, got " + p.dump());
   for (const auto& [k, v] : p.items())
-    if (!known.count(k)) bad(k, "unknown (known: unit, max_rails, intra_host, latency_size, bw_size, sweep, sizes, "
-                                "measure_s, limit_s, warmup, max_iters, budget_fraction, retest, retest_ratio, "
-                                "retest_partners, retest_max)");
+    if (!known.count(k)) bad(k, "unknown (known: " + known_text + ")");
   if (p.contains("unit")) {
     const auto u = p["unit"].is_string() ? p["unit"].get<std::string>() : std::string();
     if (u == "host") r.schedule.unit = pairs::PairUnit::host;

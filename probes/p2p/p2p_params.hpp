@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/declare.hpp"
 #include "probes/harness/pair_schedule.hpp"
 #include "probes/p2p/pair_exchange.hpp"
 #include "probes/p2p/retest_plan.hpp"
@@ -53,7 +54,11 @@ struct P2pParams {
   std::size_t max_size() const;
 };
 
-// Throws std::invalid_argument naming the key and what was wrong.
+// Throws std::invalid_argument naming the key and what was wrong. The keys it knows are
+// exactly those of p2p_param_decls().
 P2pParams parse_p2p_params(const nlohmann::json& params);
+
+// The declaration of every key above, defaults from P2pParams (the probe's info().params).
+const std::vector<ParamDecl>& p2p_param_decls();
 
 }  // namespace ga::p2p

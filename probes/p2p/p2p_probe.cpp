@@ -67,12 +67,37 @@ class Endpoints {
 class P2pProbe final : public Probe {
  public:
   ProbeInfo info() const override {
-    return {"p2p",
-            "MPI ping-pong latency (8 B: p50, p99, max, jitter) and windowed bandwidth (4 MiB) in both directions "
-            "of every host pair, round-robin schedule, second pass on suspects",
-            {false, false, false},
-            {"p2p.latency_p50", "p2p.latency_p99", "p2p.latency_max", "p2p.jitter", "p2p.bw", "p2p.completed"},
-            ""};
+    ProbeInfo i;
+    i.name = "p2p";
+    i.summary =
+        "MPI ping-pong latency (8 B: p50, p99, max, jitter) and windowed bandwidth (4 MiB) in both directions "
+        "of every host pair, round-robin schedule, second pass on suspects";
+    // Samples at the pair (params direction, size, pass, path[, rail]); then what the judge
+    // derives from them (suites/fabric_analysis.cpp), which is this probe's too.
+    i.declared_metrics = {
+        {"p2p.latency_p50", unit::seconds, Better::lower, "median one-way latency of one direction of a pair"},
+        {"p2p.latency_p99", unit::seconds, Better::lower, "99th percentile one-way latency of one direction of a pair"},
+        {"p2p.latency_max", unit::seconds, Better::lower, "the longest one-way latency of one direction of a pair"},
+        {"p2p.jitter", unit::seconds, Better::lower, "p99 minus p50 of the one-way latency of one direction of a pair"},
+        {"p2p.bw", unit::bytes_per_second, Better::higher, "windowed bandwidth of one direction of a pair"},
+        {"p2p.completed", unit::boolean, Better::higher,
+         "one measurement of one direction completed within limit_s (params: test, why)"},
+        // Derived by the judge.
+        {"p2p.host_slowdown", "x", Better::lower,
+         "an endpoint's best pair against the cluster reference (1 = as good as the median endpoint)"},
+        {"p2p.link_slowdown", "x", Better::lower, "a link's slowness left after its two ends' own slowness is accounted for"},
+        {"p2p.intra_slowdown", "x", Better::lower, "a host's pair inside it against the same pairs of the other hosts"},
+        {"p2p.latency_median", unit::seconds, Better::lower,
+         "the cluster's reference latency: the median over endpoints of their best pair's p50"},
+        {"p2p.latency_p99_median", unit::seconds, Better::lower,
+         "the cluster's reference tail latency: the median over endpoints of their best pair's p99"},
+        {"p2p.bw_median", unit::bytes_per_second, Better::higher,
+         "the cluster's reference bandwidth: the median over endpoints of their best sending and receiving pairs"},
+        {"p2p.unreachable_fraction", "", Better::lower, "share of endpoints that completed no pair at all (0 to 1)"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    i.params = p2p::p2p_param_decls();
+    return i;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {

@@ -19,6 +19,9 @@
 namespace ga {
 namespace {
 
+constexpr const char* kDefaultTransport = "verbs";
+constexpr double kDefaultBudgetS = 20;
+
 constexpr const char* kCaveat =
     "the verbs data path (RC RDMA write latency/bandwidth, GPUDirect) has not been validated on RDMA hardware; "
     "the port inventory is tested against recorded sysfs trees";
@@ -91,14 +94,57 @@ class RdmaProbe final : public Probe {
   explicit RdmaProbe(std::function<void()> between_counter_reads = {}) : between_(std::move(between_counter_reads)) {}
 
   ProbeInfo info() const override {
-    return {"rdma",
-            "RDMA ports per host (state, rate, width, link layer, MTU, RoCE v2 GID, VF, firmware, NUMA, error "
-            "counters) and RC RDMA-write latency and bandwidth between hosts",
-            {false, true, false},
-            {"rdma.port_active", "rdma.state", "rdma.phys_state", "rdma.rate_gbps", "rdma.width", "rdma.link_layer",
-             "rdma.mtu", "rdma.is_vf", "rdma.roce_v2_gid", "rdma.roce_v2_gid_index", "rdma.fw", "rdma.numa_node",
-             "rdma.errors_delta.*", "rdma.data_path", "rdma.pair_ok", "rdma.write_lat", "rdma.write_lat_p99", "rdma.write_bw"},
-            kCaveat};
+    ProbeInfo i;
+    i.name = "rdma";
+    i.summary =
+        "RDMA ports per host (state, rate, width, link layer, MTU, RoCE v2 GID, VF, firmware, NUMA, error "
+        "counters) and RC RDMA-write latency and bandwidth between hosts";
+    i.needs = {false, true, false};
+    i.caveat = kCaveat;
+    // Port facts at HOST/nic:DEV (port 1) or HOST/nic:DEV:PORT; traffic at the pair of ports.
+    i.declared_metrics = {
+        {"rdma.port_active", unit::boolean, Better::higher, "the port's state is ACTIVE"},
+        {"rdma.state", unit::text, Better::none, "the port's logical state (ACTIVE, DOWN, INIT ...)"},
+        {"rdma.phys_state", unit::text, Better::none, "the port's physical state (LinkUp, Disabled, Polling ...)"},
+        {"rdma.rate_gbps", "Gb/s", Better::higher, "the port's link rate (params: link_layer)"},
+        {"rdma.width", unit::count, Better::none, "the port's link width in lanes"},
+        {"rdma.link_layer", unit::text, Better::none, "InfiniBand or Ethernet"},
+        {"rdma.mtu", unit::bytes, Better::none, "the port's active MTU"},
+        {"rdma.is_vf", unit::boolean, Better::lower, "the device is an SR-IOV virtual function"},
+        {"rdma.roce_v2_gid", unit::boolean, Better::higher, "an Ethernet port has a RoCE v2 GID"},
+        {"rdma.roce_v2_gid_index", unit::count, Better::none, "the GID index of the port's RoCE v2 GID"},
+        {"rdma.fw", unit::text, Better::none, "the device's firmware version"},
+        {"rdma.numa_node", unit::count, Better::none, "the device's NUMA node"},
+        {"rdma.errors_delta.*", unit::count, Better::lower,
+         "how much one port error counter rose during the probe; suffix: the counter (symbol_error, link_downed, "
+         "port_rcv_errors, ... in probes/rdma/port_inventory.cpp)"},
+        {"rdma.data_path", unit::text, Better::none, "which data path measured the host's traffic, and its caveat"},
+        {"rdma.pair_ok", unit::boolean, Better::higher, "one direction of a port pair completed its traffic (params: error)"},
+        {"rdma.write_lat", unit::seconds, Better::lower, "RC RDMA write one-way latency, median (half the round trip)"},
+        {"rdma.write_lat_p99", unit::seconds, Better::lower, "RC RDMA write one-way latency, 99th percentile"},
+        {"rdma.write_bw", unit::bytes_per_second, Better::higher, "RC RDMA write bandwidth of one direction of a port pair"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    const rdma::TrafficConfig t;
+    const pairs::ScheduleOptions so;
+    i.params = {
+        {"transport", ParamType::string, kDefaultTransport, {}, {}, {"verbs", "loopback", "none"},
+         "verbs (libibverbs), loopback (a fake through MPI, for tests) or none (port inventory only)"},
+        {"ports", ParamType::list, nullptr, {}, {}, {},
+         "the rails, as port names (\"mlx5_0\", \"mlx5_9:2\"), in order; default every active port, InfiniBand first"},
+        {"intra_host", ParamType::boolean, so.intra_host, {}, {}, {}, "also pairs of rails inside each host"},
+        {"max_rails", ParamType::integer, so.max_rails, 0, {}, {}, "at most this many rails per host (0 = all)"},
+        {"bw_bytes", ParamType::integer, t.bw_bytes, 1, {}, {}, "bytes per RDMA write of the bandwidth test"},
+        {"lat_bytes", ParamType::integer, t.lat_bytes, 1, {}, {}, "bytes per RDMA write of the latency ping-pong"},
+        {"max_bw_iters", ParamType::integer, t.max_bw_iters, 4, {}, {}, "bandwidth writes per direction at most"},
+        {"max_lat_iters", ParamType::integer, t.max_lat_iters, 20, {}, {}, "latency round trips per direction at most"},
+        {"budget_s", ParamType::number, kDefaultBudgetS, 0, {}, {},
+         "seconds for the whole pair schedule (at most half the probe's time left), split over pair directions"},
+        {"gpudirect", ParamType::any, "auto", {}, {}, {},
+         "true, false or \"auto\" (GPU memory when the peer-memory module is loaded): GPUDirect RDMA buffers"},
+        {"settle_s", ParamType::number, 0.0, 0, {}, {}, "seconds to wait after the traffic before reading the error counters"},
+    };
+    return i;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
@@ -113,7 +159,7 @@ class RdmaProbe final : public Probe {
     // Traffic. Every rank walks the schedule (it is collective), with or without a port.
     std::string traffic_note;
     std::string failure;
-    const std::string mode = ctx.params.value("transport", std::string("verbs"));
+    const std::string mode = ctx.params.value("transport", std::string(kDefaultTransport));
     std::unique_ptr<rdma::Transport> transport;
     std::optional<rdma::PortInfo> mine = choose_port(ports, ctx.params, ctx.local_rank);
     if (mode == "none" || ports.empty()) {
@@ -155,7 +201,7 @@ class RdmaProbe final : public Probe {
     cfg.max_lat_iters = ctx.params.value("max_lat_iters", cfg.max_lat_iters);
     // Every rank must agree on the budget; the slowest rank's deadline sets it.
     const double left = ctx.comm.allreduce_min(ctx.seconds_left());
-    cfg.budget_s = std::min(ctx.params.value("budget_s", 20.0), 0.5 * left);
+    cfg.budget_s = std::min(ctx.params.value("budget_s", kDefaultBudgetS), 0.5 * left);
     // GPUDirect only when every rank with a port can do it: both ends of a pair must agree on
     // the phases they run (GPU buffers skip the CPU-polled latency ping-pong).
     std::string gpu_bus;

@@ -59,10 +59,11 @@ ResumeParams params_from(const ProbeContext& ctx, bool gpu) {
   if (gpu) r.libraries = gpu::library_paths(p);
   r.reference_limit = p.value("reference_limit", r.reference_limit);
   r.job.workers = ctx.size;
-  r.job.steps = p.value("steps", 300);
-  r.job.every = p.value("every", 50);
-  r.job.state_words = p.value("state_kib", 32) * 128;
-  r.job.contrib_words = p.value("contrib_words", 64);
+  // The defaults are JobConfig's and ResumeParams' own (info() declares the same).
+  r.job.steps = p.value("steps", r.job.steps);
+  r.job.every = p.value("every", r.job.every);
+  r.job.state_words = p.value("state_kib", static_cast<int>(r.job.state_words / 128)) * 128;
+  r.job.contrib_words = p.value("contrib_words", r.job.contrib_words);
   r.job.contrib_words = std::min(r.job.contrib_words, r.job.state_words);
   validate(r.job);
   // By default past the middle, and not on the step right after a checkpoint, where the
@@ -75,11 +76,11 @@ ResumeParams params_from(const ProbeContext& ctx, bool gpu) {
   r.kill_worker = p.value("kill_worker", ctx.size - 1);
   if (r.kill_worker < 0 || r.kill_worker >= ctx.size)
     throw std::invalid_argument("resume: kill_worker must be 0.." + std::to_string(ctx.size - 1));
-  r.damage = p.value("damage", std::string("none"));
+  r.damage = p.value("damage", r.damage);
   if (r.damage != "none" && r.damage != "truncate" && r.damage != "flip" && r.damage != "both")
     throw std::invalid_argument("resume: damage must be none, truncate, flip or both, not \"" + r.damage + "\"");
-  r.keep_files = p.value("keep_files", false);
-  r.frame_timeout_s = p.value("frame_timeout_s", 60.0);
+  r.keep_files = p.value("keep_files", r.keep_files);
+  r.frame_timeout_s = p.value("frame_timeout_s", r.frame_timeout_s);
   // The worker is this very binary; /proc/self/exe survives a relative argv[0] and a changed
   // working directory. Tests may name another build of it.
   r.worker_exe = p.value("worker_exe", std::string());
@@ -217,24 +218,70 @@ class ResumeProbe final : public Probe {
   explicit ResumeProbe(bool gpu) : gpu_(gpu), m_{gpu ? "resume-gpu." : "resume."} {}
 
   ProbeInfo info() const override {
-    std::vector<std::string> metrics;
-    for (const char* n : {"identical", "loss_identical", "matches_reference", "kill_step", "resumed_from_step", "fallback",
-                          "killed_host", "kill_signal", "moved_to_other_host", "wall_uninterrupted", "wall_interrupted",
-                          "wall_restart"})
-      metrics.push_back(m_(n));
-    if (gpu_)
-      return {"resume-gpu",
-              "the resume job with its state in GPU memory (kernels from PTX, reduction with NCCL): killed mid-step with "
-              "SIGKILL, resumed on other hosts, bit-identical to an uninterrupted run and to the host reference",
-              {true, false, false},
-              metrics,
-              "skipped without NVIDIA GPUs; needs NCCL; one GPU per worker, chosen by the rank's place on its host"};
-    return {"resume",
-            "a deterministic job killed mid-step with SIGKILL resumes on other hosts from the newest complete checkpoint in "
-            "the shared directory, bit-identical to an uninterrupted run",
-            {},
-            metrics,
-            "the job's state lives in host memory; resume-gpu runs it in GPU memory with NCCL"};
+    ProbeInfo i;
+    if (gpu_) {
+      i.name = "resume-gpu";
+      i.summary =
+          "the resume job with its state in GPU memory (kernels from PTX, reduction with NCCL): killed mid-step with "
+          "SIGKILL, resumed on other hosts, bit-identical to an uninterrupted run and to the host reference";
+      i.needs = {true, false, false};
+      i.caveat = "skipped without NVIDIA GPUs; needs NCCL; one GPU per worker, chosen by the rank's place on its host";
+    } else {
+      i.name = "resume";
+      i.summary =
+          "a deterministic job killed mid-step with SIGKILL resumes on other hosts from the newest complete checkpoint in "
+          "the shared directory, bit-identical to an uninterrupted run";
+      i.caveat = "the job's state lives in host memory; resume-gpu runs it in GPU memory with NCCL";
+    }
+    // Every sample goes to place cluster, from rank 0.
+    i.declared_metrics = {
+        {m_("identical"), unit::boolean, Better::higher,
+         "every worker's final state after the kill and the restart equals the uninterrupted run's, byte for byte"},
+        {m_("loss_identical"), unit::boolean, Better::higher,
+         "the loss log equals the uninterrupted run's before the kill and after the resume point"},
+        {m_("matches_reference"), unit::boolean, Better::higher,
+         "the uninterrupted run's final states equal the job computed in one process (absent for a job too big)"},
+        {m_("kill_step"), unit::count, Better::none, "the step the killed worker was in when SIGKILL hit it"},
+        {m_("resumed_from_step"), unit::count, Better::none, "the step of the checkpoint the restart resumed from"},
+        {m_("fallback"), unit::boolean, Better::none, "the restart skipped newer checkpoints that were torn or damaged"},
+        {m_("killed_host"), unit::text, Better::none, "the host of the killed worker"},
+        {m_("kill_signal"), unit::text, Better::none, "how the killed worker ended, as waitpid saw it (\"SIGKILL\" expected)"},
+        {m_("moved_to_other_host"), unit::boolean, Better::higher,
+         "every worker restarted on another host than before (with 2+ hosts only)"},
+        {m_("wall_uninterrupted"), unit::seconds, Better::lower, "wall time of the uninterrupted run, slowest worker"},
+        {m_("wall_interrupted"), unit::seconds, Better::lower, "wall time of the run up to the kill, slowest worker"},
+        {m_("wall_restart"), unit::seconds, Better::lower, "wall time of the restarted run, slowest worker"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    const ResumeParams d;
+    i.params = {
+        {"steps", ParamType::integer, d.job.steps, 2, {}, {}, "steps of the job"},
+        {"every", ParamType::integer, d.job.every, 1, {}, {}, "a checkpoint after every this many steps"},
+        {"state_kib", ParamType::integer, static_cast<int>(d.job.state_words / 128), 1, double(1 << 20), {},
+         "KiB of state per worker (one checkpoint shard)"},
+        {"contrib_words", ParamType::integer, static_cast<int>(d.job.contrib_words), 1, {}, {},
+         "64-bit words each worker contributes to the reduction per step (at most the state's words)"},
+        {"kill_step", ParamType::integer, nullptr, 2, {}, {},
+         "the step the victim is killed in (2..steps-1); default just past the middle, not right after a checkpoint"},
+        {"kill_worker", ParamType::integer, nullptr, 0, {}, {}, "the worker (rank) killed; default the last"},
+        {"damage", ParamType::string, d.damage, {}, {}, {"none", "truncate", "flip", "both"},
+         "test hook: break the newest checkpoints before the restart, to show the fallback"},
+        {"keep_files", ParamType::boolean, d.keep_files, {}, {}, {},
+         "keep the job's directory in the shared directory even when every check passed"},
+        {"frame_timeout_s", ParamType::number, d.frame_timeout_s, 0, {}, {},
+         "longest wait for a worker's next message before it is declared hung"},
+        {"worker_exe", ParamType::string, nullptr, {}, {}, {},
+         "the program run as worker (\"resume-worker\" command); default this very binary"},
+        {"reference_limit", ParamType::number, d.reference_limit, 0, {}, {},
+         "largest workers x state words x steps for which the job is also computed in this process"},
+    };
+    if (gpu_) {
+      i.params.push_back({"cuda_library", ParamType::string, nullptr, {}, {}, {},
+                          "path of libcuda the workers load; default $GPUACCEPT_CUDA_LIBRARY, then libcuda.so.1"});
+      i.params.push_back({"nccl_library", ParamType::string, nullptr, {}, {}, {},
+                          "path of libnccl the workers load; default $GPUACCEPT_NCCL_LIBRARY, then libnccl.so.2"});
+    }
+    return i;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {

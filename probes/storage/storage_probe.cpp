@@ -46,16 +46,18 @@ StorageParams params_from(const nlohmann::json& p) {
     if (!(v > 0)) throw std::runtime_error(std::string("storage: parameter ") + key + " must be > 0");
     return v;
   };
-  s.file_bytes = static_cast<std::uint64_t>(positive("file_mib", 64) * (1 << 20));
+  // The defaults are StorageParams' own (info() declares the same).
+  s.file_bytes = static_cast<std::uint64_t>(positive("file_mib", double(s.file_bytes >> 20)) * (1 << 20));
   s.chunk_bytes = std::min<std::uint64_t>(s.file_bytes, 4ull << 20);
-  s.metadata_files = static_cast<int>(positive("metadata_files", 500));
-  s.keep_checkpoints = static_cast<int>(positive("keep_checkpoints", 2));
+  s.metadata_files = static_cast<int>(positive("metadata_files", s.metadata_files));
+  s.keep_checkpoints = static_cast<int>(positive("keep_checkpoints", s.keep_checkpoints));
   s.checkpoint_bytes_per_rank = p.contains("checkpoint_gib_per_rank")
                                     ? static_cast<std::uint64_t>(positive("checkpoint_gib_per_rank", 1) * (1ull << 30))
                                     : s.file_bytes;
-  s.checkpoint_files_per_rank = static_cast<std::uint64_t>(positive("checkpoint_files_per_rank", 2));
-  s.visibility_wait_s = p.value("visibility_wait_s", 5.0);
-  s.blind_host = p.value("blind_host", std::string());
+  s.checkpoint_files_per_rank =
+      static_cast<std::uint64_t>(positive("checkpoint_files_per_rank", double(s.checkpoint_files_per_rank)));
+  s.visibility_wait_s = p.value("visibility_wait_s", s.visibility_wait_s);
+  s.blind_host = p.value("blind_host", s.blind_host);
   return s;
 }
 
@@ -165,14 +167,47 @@ struct RemoveOnExit {
 class StorageProbe final : public Probe {
  public:
   ProbeInfo info() const override {
-    return {"storage",
-            "shared checkpoint directory: concurrent write and read-back throughput with fsync, visibility of other hosts' "
-            "files, metadata rate, free space and inodes",
-            {},
-            {"storage.write_bw", "storage.read_bw", "storage.visible", "storage.metadata_rate", "storage.free_bytes",
-             "storage.free_inodes", "storage.free_space_ratio", "storage.free_inodes_ratio"},
-            "hosts that share one kernel (fake hosts, one machine) share its page cache and filesystem: there, the "
-            "visibility test proves the bookkeeping, not the coherence of a network filesystem"};
+    ProbeInfo i;
+    i.name = "storage";
+    i.summary =
+        "shared checkpoint directory: concurrent write and read-back throughput with fsync, visibility of other hosts' "
+        "files, metadata rate, free space and inodes";
+    i.caveat =
+        "hosts that share one kernel (fake hosts, one machine) share its page cache and filesystem: there, the "
+        "visibility test proves the bookkeeping, not the coherence of a network filesystem";
+    i.declared_metrics = {
+        {"storage.write_bw", unit::bytes_per_second, Better::higher,
+         "every rank writing a checkpoint-sized file at once, with fsync: bytes over the slowest rank's time (host, cluster)"},
+        {"storage.read_bw", unit::bytes_per_second, Better::higher,
+         "reading back the files other hosts wrote, checksummed: bytes over the slowest rank's time (host, cluster)"},
+        {"storage.visible", unit::boolean, Better::higher,
+         "every rank of the host read another host's file intact within visibility_wait_s"},
+        {"storage.metadata_rate", "op/s", Better::higher, "create, stat and unlink of small files, all ranks at once"},
+        {"storage.free_bytes", unit::bytes, Better::higher, "free space in the shared directory, for unprivileged users"},
+        {"storage.free_inodes", unit::count, Better::higher, "free inodes in the shared directory (absent where not counted)"},
+        {"storage.free_space_ratio", unit::count, Better::higher,
+         "free space over what keep_checkpoints checkpoints of every rank need (1 = just enough)"},
+        {"storage.free_inodes_ratio", unit::count, Better::higher,
+         "free inodes over what keep_checkpoints checkpoints of every rank need (1 = just enough)"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    const StorageParams d;
+    i.params = {
+        {"file_mib", ParamType::number, double(d.file_bytes >> 20), {}, {}, {},
+         "MiB each rank writes at once (> 0); set it to a real checkpoint shard's size"},
+        {"metadata_files", ParamType::integer, d.metadata_files, 1, {}, {}, "small files each rank creates, stats and unlinks"},
+        {"keep_checkpoints", ParamType::integer, d.keep_checkpoints, 1, {}, {},
+         "checkpoints kept at once (the one being written and the last good one), for the space ratios"},
+        {"checkpoint_gib_per_rank", ParamType::number, nullptr, {}, {}, {},
+         "GiB of one rank's checkpoint shard (> 0), for the space ratio; default: file_mib"},
+        {"checkpoint_files_per_rank", ParamType::integer, static_cast<int>(d.checkpoint_files_per_rank), 1, {}, {},
+         "files one rank's checkpoint takes (a shard and its share of a manifest), for the inode ratio"},
+        {"visibility_wait_s", ParamType::number, d.visibility_wait_s, 0, {}, {},
+         "how long a host waits for another host's file (and the directory) to appear"},
+        {"blind_host", ParamType::string, d.blind_host, {}, {}, {},
+         "test hook: this host reads from the wrong directory, so its read-back must fail"},
+    };
+    return i;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {

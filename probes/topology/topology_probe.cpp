@@ -5,6 +5,7 @@
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
 #include "topology/topology.hpp"
+#include "topology/units.hpp"
 
 namespace ga {
 namespace {
@@ -12,12 +13,34 @@ namespace {
 class TopologyProbe final : public Probe {
  public:
   ProbeInfo info() const override {
-    return {"topology",
-            "packages, NUMA nodes, cores, PCI tree, GPUs and fabric NICs with their NUMA node, GPU-NIC path "
-            "classes, GPU link islands; compared across hosts and with --expect-topology",
-            {},
-            {"topology.*"},
-            ""};
+    ProbeInfo i;
+    i.name = "topology";
+    i.summary =
+        "packages, NUMA nodes, cores, PCI tree, GPUs and fabric NICs with their NUMA node, GPU-NIC path "
+        "classes, GPU link islands; compared across hosts and with --expect-topology";
+    // One per feature of topology/features.cpp, with the unit it gives the feature. Facts to
+    // hold against the other hosts and the expected topology, so no direction, but a NIC's rate.
+    i.declared_metrics = {
+        {"topology.numa_count", unit::count, Better::none, "NUMA nodes of the host"},
+        {"topology.package_count", unit::count, Better::none, "CPU packages (sockets); absent when the source does not say"},
+        {"topology.core_count", unit::count, Better::none, "CPU cores; absent when the source does not say"},
+        {"topology.pu_count", unit::count, Better::none, "hardware threads (PUs); absent when the source does not say"},
+        {"topology.gpu_count", unit::count, Better::none, "GPUs of the host"},
+        {"topology.nic_count", unit::count, Better::none, "fabric NICs of the host"},
+        {"topology.gpu_link_islands", unit::text, Better::none,
+         "GPUs joined by NVLink, as groups of logical indices (\"0-1-2-3|4-5-6-7\"), \"none\" without links"},
+        {"topology.gpu_link_all_to_all", unit::boolean, Better::none, "every GPU has a direct link to every other GPU"},
+        {"topology.gpu_model", unit::text, Better::none, "model of one GPU (place HOST/gpu:N)"},
+        {"topology.gpu_numa_node", unit::count, Better::none, "NUMA node of one GPU"},
+        {"topology.gpu_nearest_nics", unit::text, Better::none, "the NICs nearest one GPU, comma-separated, or \"none\""},
+        {"topology.gpu_nic_path", unit::text, Better::none,
+         "PCI path class from one GPU to its nearest NIC (PIX, PXB, PHB, NODE, SYS) or \"none\""},
+        {"topology.nic_numa_node", unit::count, Better::none, "NUMA node of one NIC (place HOST/nic:NAME)"},
+        {"topology.nic_kind", unit::text, Better::none, "kind of one NIC: infiniband, roce, ethernet-rdma, efa, slingshot or unknown"},
+        {"topology.nic_rate_gbps", "Gb/s", Better::higher, "link rate of one NIC as the topology source states it"},
+    };
+    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
+    return i;  // no parameters
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
