@@ -1,13 +1,16 @@
 // The subcommands of gpuaccept. Each returns the process exit code:
-// 0 pass, 1 a criterion of severity error failed, 2 bad usage or input, 3 run incomplete.
+// 0 pass, 1 a node fault, 2 bad usage or input, 3 run incomplete, 4 inconclusive, 5 tool error.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "suites/judge.hpp"
+
 namespace ga::app {
 
-inline constexpr int kExitPass = 0, kExitFail = 1, kExitUsage = 2, kExitIncomplete = 3;
+// The exit codes (kExitPass, kExitNodeFault, kExitUsage, kExitIncomplete, kExitInconclusive,
+// kExitToolError) are the judge's: suites/judge.hpp.
 
 struct RunOptions {
   std::string suite = "default";

@@ -22,8 +22,8 @@ JudgeResult judge_directory(const std::string& dir, const std::string& criteria_
   r.overall = judgement.summary.overall;
   const auto& s = judgement.summary;
   r.summary_line = s.overall + ": " + std::to_string(s.pass) + " pass, " + std::to_string(s.fail) + " fail, " +
-                   std::to_string(s.missing) + " missing, " + std::to_string(s.skipped) + " skipped, " +
-                   std::to_string(s.error) + " error";
+                   std::to_string(s.missing) + " missing, " + std::to_string(s.tool_error) + " tool error, " +
+                   std::to_string(s.inconclusive) + " inconclusive, " + std::to_string(s.skipped) + " skipped";
   if (judgement.incomplete) r.summary_line += " (incomplete: " + judgement.incomplete->reason + ")";
   return r;
 }

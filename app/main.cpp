@@ -14,13 +14,13 @@ int main(int argc, char** argv) {
     return ga::resume::resume_worker_main(argc - 1, argv + 1);
   const CommandLine cl = parse_command_line(argc, argv);
   switch (cl.action) {
-    case CommandLine::Action::help: std::cout << cl.text; return kExitPass;
-    case CommandLine::Action::version: std::cout << version_text(); return kExitPass;
-    case CommandLine::Action::usage_error: std::cerr << cl.text; return kExitUsage;
+    case CommandLine::Action::help: std::cout << cl.text; return ga::kExitPass;
+    case CommandLine::Action::version: std::cout << version_text(); return ga::kExitPass;
+    case CommandLine::Action::usage_error: std::cerr << cl.text; return ga::kExitUsage;
     case CommandLine::Action::run: return run_command(cl.run, &argc, &argv);  // argc, argv: for MPI_Init
     case CommandLine::Action::judge: return judge_command(cl.judge);
     case CommandLine::Action::topo: return topo_command(cl.topo);
     case CommandLine::Action::list: return list_command(cl.list);
   }
-  return kExitUsage;
+  return ga::kExitUsage;
 }

@@ -134,7 +134,8 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
         try {
           outcome = probe->run(ctx, sink);
         } catch (const std::exception& e) {
-          outcome = Outcome::failed(e.what());
+          // A probe that throws has broken, not found a fault: the host is not blamed for it.
+          outcome = Outcome::tool_error(std::string("uncaught exception: ") + e.what());
         }
       }
       watch.stage("sending results");

@@ -242,9 +242,11 @@ int main(int argc, char** argv) {
   std::printf("%-28s %10.2f\n", "  report_to_html alone", t_html);
   std::printf("%-28s %10.2f\n", "  report_to_junit alone", t_junit);
   std::printf("peak RSS after the writers alone: %.0f MiB\n", peak_rss_mib());
-  std::printf("metrics %zu, verdicts %zu (pass %d, fail %d, missing %d, skipped %d, error %d), overall %s\n",
+  std::printf("metrics %zu, verdicts %zu (pass %d, fail %d, missing %d, skipped %d, tool error %d, inconclusive %d), "
+              "overall %s\n",
               judgement.metrics.size(), judgement.verdicts.size(), judgement.summary.pass, judgement.summary.fail,
-              judgement.summary.missing, judgement.summary.skipped, judgement.summary.error,
+              judgement.summary.missing, judgement.summary.skipped, judgement.summary.tool_error,
+              judgement.summary.inconclusive,
               judgement.summary.overall.c_str());
   std::printf("report.json %.1f MiB, report.md %.1f MiB, report.html %.1f MiB, report.junit.xml %.1f MiB in %s%s\n",
               mib(dir / "report.json"), mib(dir / "report.md"), mib(dir / "report.html"),

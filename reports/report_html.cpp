@@ -38,6 +38,7 @@ a{color:#0969da;text-decoration:none}a:hover{text-decoration:underline}
 .banner h1{margin:0;font-size:30px;letter-spacing:.5px}
 .banner h1 small{font-size:15px;font-weight:400;opacity:.9;margin-left:10px}
 .ov-PASS{background:var(--pass)}.ov-FAIL{background:var(--fail)}.ov-INCOMPLETE{background:var(--inc)}.ov-UNKNOWN{background:var(--none)}
+.ov-TOOL_ERROR{background:var(--inc)}.ov-INCONCLUSIVE{background:var(--warn)}
 .counts{display:flex;flex-wrap:wrap;gap:8px;margin-top:10px}
 .count{background:rgba(255,255,255,.18);border:1px solid rgba(255,255,255,.35);border-radius:16px;padding:2px 12px}
 .count b{font-size:16px;margin-right:4px}
@@ -170,7 +171,9 @@ struct Page {
     const std::size_t hosts = run.contains("hosts") ? run["hosts"].size() : r.hosts.size();
     const std::size_t ranks = run.contains("ranks") ? run["ranks"].size() : 0;
     out += "<header class=\"banner ov-";
-    e(overall);
+    std::string css = overall;  // "TOOL ERROR" -> ov-TOOL_ERROR: a class name has no spaces
+    std::replace(css.begin(), css.end(), ' ', '_');
+    e(css);
     out += "\" id=\"summary\"><h1>";
     e(overall);
     out += "<small>gpuaccept acceptance report</small></h1><div class=\"counts\">";
@@ -180,7 +183,8 @@ struct Page {
     count(s.pass, "pass");
     count(s.fail, "fail");
     count(s.missing, "missing");
-    count(s.error, "error");
+    count(s.tool_error, "tool error");
+    count(s.inconclusive, "inconclusive");
     count(s.skipped, "skipped");
     out += "</div><div class=\"meta\">" + std::to_string(hosts) + (hosts == 1 ? " host, " : " hosts, ") +
            std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + " · started ";
@@ -190,7 +194,10 @@ struct Page {
     out += " · exit code " + std::to_string(s.exit_code) + "</div></header>\n";
     out += "<nav><a href=\"#summary\">Summary</a>";
     if (r.judgement->incomplete) out += "<a href=\"#incomplete\">Incomplete</a>";
-    out += "<a href=\"#failing\">Failing criteria</a><a href=\"#topology\">Topology</a><a href=\"#probes\">Probes</a>"
+    out += "<a href=\"#failing\">Node faults</a>";
+    if (s.tool_error) out += "<a href=\"#tool-errors\">Tool errors</a>";
+    if (s.inconclusive) out += "<a href=\"#inconclusive\">Inconclusive</a>";
+    out += "<a href=\"#topology\">Topology</a><a href=\"#probes\">Probes</a>"
            "<a href=\"#hosts\">Hosts</a>";
     if (!r.cluster.rows.empty() || !r.cluster.other_verdicts.empty()) out += "<a href=\"#pairs\">Cluster and pairs</a>";
     out += "<a href=\"#run\">Run</a></nav>\n<main>\n";
@@ -228,17 +235,33 @@ struct Page {
     out += "</section>\n";
   }
 
+  // One section per outcome class (drain, fix the tool, re-test), as report.md has them.
   void failing() {
+    outcome_section(OutcomeClass::node_fault, "failing", "Failing criteria: node faults",
+                    "A criterion failed with evidence, or a required measurement is missing: the place named is at "
+                    "fault (drain it; warnings are for a person to read).");
+    outcome_section(OutcomeClass::tool_error, "tool-errors", "Tool errors",
+                    "gpuaccept, its configuration or a library it loads failed here. These say nothing against the "
+                    "places named: fix the tool or its setup and run again; never drain on them.");
+    outcome_section(OutcomeClass::inconclusive, "inconclusive", "Inconclusive",
+                    "The evidence is unconfirmed or contradictory (for example a suspect no re-test confirmed): "
+                    "re-test these places; do not drain on them.");
+  }
+
+  void outcome_section(OutcomeClass which, const char* id, const char* title, const char* what_to_do) {
     std::vector<const Verdict*> bad;
     for (const auto& v : r.judgement->verdicts)
-      if (v.status == VerdictStatus::fail || v.status == VerdictStatus::missing || v.status == VerdictStatus::error)
-        bad.push_back(&v);
+      if (v.outcome() == which) bad.push_back(&v);
     std::stable_partition(bad.begin(), bad.end(), [](const Verdict* v) { return v->severity == Severity::error; });
-    out += "<section id=\"failing\"><h2>Failing criteria (" + std::to_string(bad.size()) + ")</h2>";
+    if (bad.empty() && which != OutcomeClass::node_fault) return;
+    out += std::string("<section id=\"") + id + "\"><h2>" + title + " (" + std::to_string(bad.size()) + ")</h2>";
     if (bad.empty()) {
       out += "<p>None.</p></section>\n";
       return;
     }
+    out += "<p>";
+    e(what_to_do);
+    out += "</p>";
     const char* header =
         "<table><thead><tr><th>severity<th>status<th>criterion<th>place<th>value<th>bound<th>reason</thead><tbody>\n";
     out += header;
@@ -273,8 +296,9 @@ struct Page {
 
   void topology() {
     out += "<section id=\"topology\"><h2>Topology and verdicts</h2><div class=\"legend\">"
-           "<span><i style=\"background:var(--fail-bg);border-color:var(--fail)\"></i>fail, missing or error</span>"
-           "<span><i style=\"background:var(--warn-bg);border-color:#d4a72c\"></i>only warnings failed</span>"
+           "<span><i style=\"background:var(--fail-bg);border-color:var(--fail)\"></i>node fault: fail or missing</span>"
+           "<span><i style=\"background:var(--warn-bg);border-color:#d4a72c\"></i>only warnings, tool errors or "
+           "inconclusive (not the node's fault)</span>"
            "<span><i style=\"background:var(--pass-bg);border-color:var(--pass)\"></i>pass</span>"
            "<span><i style=\"background:var(--none-bg);border-color:var(--none)\"></i>no verdict or skipped</span>"
            "<span><i style=\"background:#0969da;border-color:#0969da;height:5px\"></i>GPU link island</span>"

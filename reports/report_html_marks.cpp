@@ -12,8 +12,10 @@ Tone tone_of(const Verdict& v) {
     case VerdictStatus::pass: return Tone::pass;
     case VerdictStatus::skipped: return Tone::none;
     case VerdictStatus::fail:
-    case VerdictStatus::missing:
-    case VerdictStatus::error: return v.severity == Severity::error ? Tone::fail : Tone::warn;
+    case VerdictStatus::missing: return v.severity == Severity::error ? Tone::fail : Tone::warn;
+    // Not the place's fault: never painted as one.
+    case VerdictStatus::tool_error:
+    case VerdictStatus::inconclusive: return Tone::warn;
   }
   return Tone::none;
 }

@@ -51,6 +51,7 @@ json verdict_json(const Verdict& v) {
   json out = {{"criterion", v.criterion},
               {"place", v.place},
               {"status", to_string(v.status)},
+              {"outcome", to_string(v.outcome())},
               {"value", number_or_null(v.value)},
               {"unit", v.unit},
               {"bounds", finite(v.bounds)},
@@ -111,8 +112,13 @@ json probe_json(const ProbeSummary& p, const JournalData& journal) {
 }
 
 json summary_json(const Summary& s) {
-  return {{"pass", s.pass},       {"fail", s.fail},         {"missing", s.missing},
-          {"skipped", s.skipped}, {"error", s.error},       {"overall", s.overall},
+  return {{"pass", s.pass},
+          {"fail", s.fail},
+          {"missing", s.missing},
+          {"skipped", s.skipped},
+          {"tool_error", s.tool_error},
+          {"inconclusive", s.inconclusive},
+          {"overall", s.overall},
           {"exit_code", s.exit_code}};
 }
 

@@ -1,9 +1,11 @@
 // report.junit.xml: the verdicts as JUnit XML, so a CI dashboard (Jenkins, GitLab, GitHub
 // checks) shows the acceptance run like a test run. One <testsuite> per probe, named by the
 // probe a verdict's metric belongs to ("gpu.hbm_bw" and "probe.gpu" both go to "gpu"); one
-// <testcase> per verdict. An error-severity fail/missing/error is a <failure>; a warning that
-// failed passes with the reason in <system-out> and a property; a skipped verdict is
-// <skipped>; a suite "run" holds the command and versions as properties and one testcase,
+// <testcase> per verdict. An error-severity node fault (fail, missing) is a <failure>; a tool
+// error is an <error> (JUnit's own word for "the test could not run", never the node's
+// fault); an inconclusive verdict is <skipped type="inconclusive"> (re-test, neither pass nor
+// fault); a warning that failed passes with the reason in <system-out> and a property; a
+// skipped verdict is <skipped>; a suite "run" holds the command and versions as properties and one testcase,
 // "run completes", that has an <error> when the run did not finish. Counts are of the
 // elements written, so they agree with the summary by construction (docs/report-format.md).
 #include <cstdio>
@@ -33,7 +35,7 @@ struct Suite {
   const ProbeSummary* probe = nullptr;
   const ProbeRecord* record = nullptr;
   std::vector<const Verdict*> verdicts;
-  int failures = 0, skipped = 0;
+  int failures = 0, errors = 0, skipped = 0;
 };
 
 void attr(std::string& out, const char* name, std::string_view value) {
@@ -63,14 +65,26 @@ void testcase(std::string& out, const Verdict& v) {
   attr(out, "classname", v.metric.empty() ? v.criterion : v.metric);
   const std::string value = report_text::quantity(v);
   const std::string bound = report_text::bound_text(v.bounds, v.unit);
-  const bool bad = v.status == VerdictStatus::fail || v.status == VerdictStatus::missing ||
-                   v.status == VerdictStatus::error;
+  const bool bad = v.outcome() != OutcomeClass::none;
   if (v.status == VerdictStatus::pass && v.severity == Severity::error) {
     out += "/>\n";
     return;
   }
   out += ">\n";
-  if (bad && v.severity == Severity::error) {
+  if (v.status == VerdictStatus::tool_error && v.severity == Severity::error) {
+    out += "      <error";
+    attr(out, "message", v.reason);
+    attr(out, "type", "tool_error");
+    out += ">";
+    append_escaped(out, "tool error (not the place's fault)\nplace " + v.place + "\nmetric " + v.metric + "\nvalue " +
+                            value + "\nbound " + bound + "\n" + v.reason);
+    out += "</error>\n";
+  } else if (v.status == VerdictStatus::inconclusive) {
+    out += "      <skipped";
+    attr(out, "type", "inconclusive");
+    attr(out, "message", "inconclusive (re-test): " + v.reason);
+    out += "/>\n";
+  } else if (bad && v.severity == Severity::error) {
     out += "      <failure";
     attr(out, "message", v.reason);
     attr(out, "type", to_string(v.status));
@@ -118,17 +132,19 @@ std::string report_to_junit(const Report& r) {
     // the cluster-level skips) gather in one suite of their own.
     Suite& s = suite(at.count(name) ? name : "gpuaccept");
     s.verdicts.push_back(&v);
-    if (v.fails_run()) ++s.failures;
-    if (v.status == VerdictStatus::skipped) ++s.skipped;
+    if (v.node_fault()) ++s.failures;
+    if (v.status == VerdictStatus::tool_error && v.severity == Severity::error) ++s.errors;
+    if (v.status == VerdictStatus::skipped || v.status == VerdictStatus::inconclusive) ++s.skipped;
   }
 
-  int tests = 0, failures = 0, skipped = 0;
+  const int run_errors = g.incomplete ? 1 : 0;
+  int tests = 0, failures = 0, skipped = 0, errors = run_errors;
   for (const auto& s : suites) {
     tests += static_cast<int>(s.verdicts.size());
     failures += s.failures;
+    errors += s.errors;
     skipped += s.skipped;
   }
-  const int errors = g.incomplete ? 1 : 0;
   tests += 1;  // the run's own testcase
 
   std::string out;
@@ -148,7 +164,7 @@ std::string report_to_junit(const Report& r) {
   attr(out, "name", "run");
   attr(out, "tests", "1");
   attr(out, "failures", "0");
-  attr(out, "errors", std::to_string(errors));
+  attr(out, "errors", std::to_string(run_errors));
   attr(out, "skipped", "0");
   if (auto started = report_text::string_or(run, "started", ""); !started.empty()) attr(out, "timestamp", started);
   out += ">\n    <properties>\n";
@@ -193,7 +209,7 @@ std::string report_to_junit(const Report& r) {
     attr(out, "name", s.name);
     attr(out, "tests", std::to_string(s.verdicts.size()));
     attr(out, "failures", std::to_string(s.failures));
-    attr(out, "errors", "0");
+    attr(out, "errors", std::to_string(s.errors));
     attr(out, "skipped", std::to_string(s.skipped));
     if (s.record && s.record->ended) attr(out, "time", seconds(s.record->elapsed_s));
     if (s.record && !s.record->begin_time.empty()) attr(out, "timestamp", s.record->begin_time);

@@ -42,7 +42,8 @@ void heading_line(std::string& md, const Report& r) {
   std::size_t hosts = run.contains("hosts") ? run["hosts"].size() : r.hosts.size();
   std::size_t ranks = run.contains("ranks") ? run["ranks"].size() : 0;
   md += std::to_string(s.pass) + " pass, " + std::to_string(s.fail) + " fail, " + std::to_string(s.missing) +
-        " missing, " + std::to_string(s.skipped) + " skipped, " + std::to_string(s.error) + " error — " +
+        " missing, " + std::to_string(s.tool_error) + " tool error, " + std::to_string(s.inconclusive) +
+        " inconclusive, " + std::to_string(s.skipped) + " skipped — " +
         std::to_string(hosts) + (hosts == 1 ? " host, " : " hosts, ") + std::to_string(ranks) +
         (ranks == 1 ? " rank" : " ranks") + " — started " + string_or(run, "started", "(unknown)") + ", ended " +
         string_or(run, "ended", "(not recorded)") + " — exit code " + std::to_string(s.exit_code) + "\n";
@@ -67,23 +68,39 @@ void incomplete_section(std::string& md, const Report& r) {
   if (inc->detected_by >= 0) md += "\nDetected by rank " + std::to_string(inc->detected_by) + ".\n";
 }
 
-void failing_section(std::string& md, const Report& r) {
+// One section per outcome class, because each asks for a different act: drain, fix the tool,
+// re-test. Errors before warnings inside each.
+void outcome_section(std::string& md, const Report& r, OutcomeClass which, const std::string& heading,
+                     const std::string& what_to_do) {
   std::vector<const Verdict*> failing;
   for (const auto& v : r.judgement->verdicts)
-    if (v.status == VerdictStatus::fail || v.status == VerdictStatus::missing || v.status == VerdictStatus::error)
-      failing.push_back(&v);
+    if (v.outcome() == which) failing.push_back(&v);
   std::stable_partition(failing.begin(), failing.end(),
                         [](const Verdict* v) { return v->severity == Severity::error; });
-  md += "\n## Failing criteria\n\n";
+  if (failing.empty() && which != OutcomeClass::node_fault) return;
+  md += "\n## " + heading + "\n\n";
   if (failing.empty()) {
     md += "None.\n";
     return;
   }
+  md += what_to_do + "\n\n";
   md += "| severity | status | criterion | place | value | bound | reason |\n|---|---|---|---|---:|---|---|\n";
   for (const Verdict* v : failing)
     md += "| " + std::string(to_string(v->severity)) + " | " + to_string(v->status) + " | " + cell(v->criterion) +
           " | " + cell(v->place) + " | " + cell(quantity(*v)) + " | " +
           cell(bound_text(v->bounds, v->unit)) + " | " + cell(v->reason) + " |\n";
+}
+
+void failing_section(std::string& md, const Report& r) {
+  outcome_section(md, r, OutcomeClass::node_fault, "Failing criteria: node faults",
+                  "A criterion failed with evidence, or a required measurement is missing: the place named "
+                  "is at fault (drain it; warnings are for a person to read).");
+  outcome_section(md, r, OutcomeClass::tool_error, "Tool errors",
+                  "gpuaccept, its configuration or a library it loads failed here. These say nothing against "
+                  "the places named: fix the tool or its setup and run again; never drain on them.");
+  outcome_section(md, r, OutcomeClass::inconclusive, "Inconclusive",
+                  "The evidence is unconfirmed or contradictory (for example a suspect no re-test confirmed): "
+                  "re-test these places; do not drain on them.");
 }
 
 void probes_section(std::string& md, const Report& r) {

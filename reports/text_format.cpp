@@ -82,7 +82,8 @@ std::string mark(const Verdict& v) {
     case VerdictStatus::pass: return "✓ " + v.criterion;
     case VerdictStatus::fail: return "✗ " + v.criterion + (warn.empty() ? "" : " (warning)");
     case VerdictStatus::missing: return "✗ " + v.criterion + " (missing" + warn + ")";
-    case VerdictStatus::error: return "✗ " + v.criterion + " (error" + warn + ")";
+    case VerdictStatus::tool_error: return "! " + v.criterion + " (tool error" + warn + ")";
+    case VerdictStatus::inconclusive: return "? " + v.criterion + " (inconclusive" + warn + ")";
     case VerdictStatus::skipped: return "– " + v.criterion + " (skipped)";
   }
   return v.criterion;

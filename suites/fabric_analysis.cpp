@@ -340,9 +340,12 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
     if (v.metric != "p2p.host_slowdown" && v.metric != "p2p.link_slowdown" && v.metric != "p2p.intra_slowdown")
       continue;
     auto it = a.evidence.find(key_of(v.metric, v.place, v.params));
-    if (it == a.evidence.end() || !v.bounds.contains("value") || !v.bounds["value"].is_number()) continue;
+    const bool bounded = v.bounds.contains("value") && v.bounds["value"].is_number();
+    if (it == a.evidence.end() || (!bounded && !v.not_completed)) continue;
     const FabricEvidence& ev = it->second;
-    const double bound = v.bounds["value"].get<double>();
+    // Without a bound (nothing completed, so nothing was compared) every observation that did
+    // complete counts as not slow: only what did not complete is evidence.
+    const double bound = bounded ? v.bounds["value"].get<double>() : INFINITY;
     const bool link = v.metric == "p2p.link_slowdown";
     const double base = link ? ev.expected : ev.reference;
     // Slow: worse than the bound, or never completed at all.

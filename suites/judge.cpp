@@ -115,6 +115,16 @@ class CriterionJudge {
     return {};
   }
 
+  // A required metric absent because the probe broke on that host is the tool's failure, not
+  // the host's: never drain on it.
+  VerdictStatus absent_status(const std::string& probe, const std::string& host) const {
+    auto p = facts_.outcomes.find(probe);
+    if (p == facts_.outcomes.end()) return VerdictStatus::missing;
+    auto h = p->second.find(host);
+    return h != p->second.end() && h->second.status == ProbeStatus::error ? VerdictStatus::tool_error
+                                                                           : VerdictStatus::missing;
+  }
+
   // What the probe did on one host, as a clause for a missing verdict's reason.
   std::string probe_clause(const std::string& probe, const std::string& host) const {
     auto p = facts_.outcomes.find(probe);
@@ -126,6 +136,7 @@ class CriterionJudge {
     switch (o.status) {
       case ProbeStatus::skipped: return "probe " + probe + " was skipped here" + why;
       case ProbeStatus::failed: return "probe " + probe + " failed here" + why;
+      case ProbeStatus::error: return "probe " + probe + " broke here (a tool error)" + why;
       case ProbeStatus::timeout: return "probe " + probe + " timed out here";
       case ProbeStatus::ok: return "probe " + probe + " ran but produced none here";
     }
@@ -178,7 +189,7 @@ class CriterionJudge {
       if (places.empty()) places.push_back(place::cluster());
       for (const auto& h : places) {
         Verdict v = base(c, name, h);
-        v.status = VerdictStatus::missing;
+        v.status = absent_status(probe, place::host_of(h));
         v.reason = "no host produced " + name + ", and " + required_why + "; " + probe_clause(probe, place::host_of(h));
         out.push_back(std::move(v));
       }
@@ -204,6 +215,9 @@ class CriterionJudge {
           break;
         }
         case ProbeStatus::failed: v.reason = "no " + name + ": probe " + probe + " failed (" + s.reason + ")"; break;
+        case ProbeStatus::error:
+          v.reason = "no " + name + ": probe " + probe + " broke, a tool error (" + s.reason + ")";
+          break;
         case ProbeStatus::timeout: v.reason = "no " + name + ": probe " + probe + " did not finish"; break;
         case ProbeStatus::ok:
           v.reason = "probe " + probe + " produced no " + name;
@@ -270,7 +284,7 @@ class CriterionJudge {
       const bool host_level = place::kind(p) == place::Kind::host;
       if (present.count(p) || (host_level && scope != "host" && hosts_present.count(p))) continue;
       Verdict v = base(c, name, p);
-      v.status = VerdictStatus::missing;
+      v.status = absent_status(probe, place::host_of(p));
       v.reason = "no " + name + " from " + p + ": " + why + "; " + probe_clause(probe, place::host_of(p));
       out.push_back(std::move(v));
     }
@@ -283,7 +297,7 @@ class CriterionJudge {
     v.value = m.value;
     v.text = m.text;
     auto error = [&](const std::string& why) {
-      v.status = VerdictStatus::error;
+      v.status = VerdictStatus::tool_error;
       v.reason = why;
       return v;
     };
@@ -291,9 +305,14 @@ class CriterionJudge {
       return error(m.metric + " is in " + m.unit + ", the criterion expects " + c.unit);
     if (m.not_completed) {
       // Nothing to compare: the measurement itself is what failed, and the reason says which.
+      // The bound is still shown, so the report says what it would have been held against.
       v.not_completed = m.not_completed;
       v.status = VerdictStatus::fail;
       v.reason = m.metric + " did not complete (" + *m.not_completed + ")";
+      if (c.comparator == Comparator::ge || c.comparator == Comparator::le || c.comparator == Comparator::equals) {
+        const Resolved b = r.resolve(c.value, m);
+        if (!b.unusable && b.number) v.bounds = {{"op", to_string(c.comparator)}, {"value", *b.number}};
+      }
       return v;
     }
     if (!m.value && c.comparator != Comparator::equals)
@@ -353,7 +372,7 @@ class CriterionJudge {
         return v;
       }
     if (!lo.number || !hi.number) {
-      v.status = VerdictStatus::error;
+      v.status = VerdictStatus::tool_error;
       v.reason = m.metric + ": between needs numeric bounds";
       return v;
     }
@@ -394,21 +413,24 @@ class CriterionJudge {
   const std::vector<Metric>& metrics_;
 };
 
-// A probe that failed on a host fails that host, whatever the criteria say; one skipped on
-// some hosts only is shown there (the criteria decide whether the absence matters).
+// A probe that failed on a host fails that host, whatever the criteria say; one that broke
+// there (a tool error) is shown there without blaming the host; one skipped on some hosts only
+// is shown there (the criteria decide whether the absence matters).
 std::vector<Verdict> probe_verdicts(const std::vector<ProbeSummary>& probes) {
   std::vector<Verdict> out;
   for (const auto& p : probes) {
     for (const auto& [host, o] : judging::host_outcomes(p)) {
       const bool failed = o.status == ProbeStatus::failed;
+      const bool broke = o.status == ProbeStatus::error;
       const bool skipped_here = o.status == ProbeStatus::skipped && p.status != ProbeStatus::skipped;
-      if (!failed && !skipped_here) continue;
+      if (!failed && !broke && !skipped_here) continue;
       Verdict v;
       v.criterion = v.metric = "probe." + p.name;
       v.place = host;
       v.severity = Severity::error;
-      v.status = failed ? VerdictStatus::fail : VerdictStatus::skipped;
-      v.reason = "probe " + p.name + (failed ? " failed" : " was skipped") + (o.reason.empty() ? "" : ": " + o.reason);
+      v.status = failed ? VerdictStatus::fail : broke ? VerdictStatus::tool_error : VerdictStatus::skipped;
+      const char* what = failed ? " failed" : broke ? " broke (a tool error, not the host's fault)" : " was skipped";
+      v.reason = "probe " + p.name + what + (o.reason.empty() ? "" : ": " + o.reason);
       out.push_back(std::move(v));
     }
   }
@@ -433,21 +455,27 @@ Judgement judge(const JournalData& journal, const CriteriaSet& criteria) {
   judging::explain_fabric_verdicts(fabric, j.verdicts);
 
   j.incomplete = judging::find_incomplete(journal, j.probes);
-  bool fails = false;
+  bool node_fault = false, tool_error = false, inconclusive = false;
   for (const auto& v : j.verdicts) {
     switch (v.status) {
       case VerdictStatus::pass: ++j.summary.pass; break;
       case VerdictStatus::fail: ++j.summary.fail; break;
       case VerdictStatus::missing: ++j.summary.missing; break;
       case VerdictStatus::skipped: ++j.summary.skipped; break;
-      case VerdictStatus::error: ++j.summary.error; break;
+      case VerdictStatus::tool_error: ++j.summary.tool_error; break;
+      case VerdictStatus::inconclusive: ++j.summary.inconclusive; break;
     }
-    fails = fails || v.fails_run();
+    if (v.severity != Severity::error) continue;
+    node_fault = node_fault || v.outcome() == OutcomeClass::node_fault;
+    tool_error = tool_error || v.outcome() == OutcomeClass::tool_error;
+    inconclusive = inconclusive || v.outcome() == OutcomeClass::inconclusive;
   }
-  if (j.incomplete) j.summary = {j.summary.pass, j.summary.fail, j.summary.missing, j.summary.skipped,
-                                 j.summary.error, "INCOMPLETE", 3};
-  else if (fails) j.summary.overall = "FAIL", j.summary.exit_code = 1;
-  else j.summary.overall = "PASS", j.summary.exit_code = 0;
+  auto set = [&](const char* overall, int code) { j.summary.overall = overall, j.summary.exit_code = code; };
+  if (j.incomplete) set("INCOMPLETE", kExitIncomplete);
+  else if (node_fault) set("FAIL", kExitNodeFault);
+  else if (tool_error) set("TOOL ERROR", kExitToolError);
+  else if (inconclusive) set("INCONCLUSIVE", kExitInconclusive);
+  else set("PASS", kExitPass);
   return j;
 }
 

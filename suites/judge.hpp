@@ -34,10 +34,21 @@ struct ProbeSummary {
   std::vector<RankOutcome> per_rank;
 };
 
+// The process exit codes of `run` and `judge`, one per thing an operator does next.
+inline constexpr int kExitPass = 0;          // sign
+inline constexpr int kExitNodeFault = 1;     // drain the places the node faults name
+inline constexpr int kExitUsage = 2;         // bad usage or a bad input file (app/)
+inline constexpr int kExitIncomplete = 3;    // the run did not complete: a rank lost, a hang
+inline constexpr int kExitInconclusive = 4;  // the worst verdict is inconclusive: re-test
+inline constexpr int kExitToolError = 5;     // the worst verdict is a tool error: fix gpuaccept or its setup
+
 struct Summary {
-  int pass = 0, fail = 0, missing = 0, skipped = 0, error = 0;
-  std::string overall;                  // "PASS", "FAIL" or "INCOMPLETE"
-  int exit_code = 0;                    // 3 incomplete, else 1 an error-severity verdict failed, else 0
+  int pass = 0, fail = 0, missing = 0, skipped = 0, tool_error = 0, inconclusive = 0;
+  // "PASS", "FAIL" (a node fault), "TOOL ERROR", "INCONCLUSIVE" or "INCOMPLETE"
+  std::string overall;
+  // Worst first: 3 incomplete, 1 a node fault, 5 a tool error, 4 inconclusive, else 0. Only
+  // error-severity verdicts count; warnings are reported and never change the code.
+  int exit_code = kExitPass;
 };
 
 struct Judgement {

@@ -12,7 +12,8 @@ namespace {
 // Worse statuses win when folding ranks: a failure anywhere is the news.
 int rank_of(ProbeStatus s) {
   switch (s) {
-    case ProbeStatus::failed: return 3;
+    case ProbeStatus::failed: return 4;
+    case ProbeStatus::error: return 3;
     case ProbeStatus::timeout: return 2;
     case ProbeStatus::ok: return 1;
     case ProbeStatus::skipped: return 0;
@@ -21,13 +22,15 @@ int rank_of(ProbeStatus s) {
 }
 
 ProbeStatus fold(const std::vector<RankOutcome>& outcomes) {
-  bool any_failed = false, any_timeout = false, all_skipped = !outcomes.empty();
+  bool any_failed = false, any_error = false, any_timeout = false, all_skipped = !outcomes.empty();
   for (const auto& o : outcomes) {
     any_failed = any_failed || o.status == ProbeStatus::failed;
+    any_error = any_error || o.status == ProbeStatus::error;
     any_timeout = any_timeout || o.status == ProbeStatus::timeout;
     all_skipped = all_skipped && o.status == ProbeStatus::skipped;
   }
   if (any_failed) return ProbeStatus::failed;
+  if (any_error) return ProbeStatus::error;
   if (any_timeout) return ProbeStatus::timeout;
   if (all_skipped) return ProbeStatus::skipped;
   return ProbeStatus::ok;
@@ -84,6 +87,7 @@ std::vector<ProbeSummary> summarize_probes(const JournalData& j) {
     for (auto& [key, hosts] : groups) {
       std::sort(hosts.begin(), hosts.end(), place_less);
       const auto status = key.first == -rank_of(ProbeStatus::failed)    ? "failed"
+                          : key.first == -rank_of(ProbeStatus::error)   ? "tool error"
                           : key.first == -rank_of(ProbeStatus::timeout) ? "timed out"
                                                                        : "skipped";
       const std::string where = hosts.size() == hosts_all.size() && hosts_all.size() > 1

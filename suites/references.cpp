@@ -32,12 +32,7 @@ Facts gather_facts(const JournalData& j, const std::vector<ProbeSummary>& probes
   return f;
 }
 
-std::string relative_place(const std::string& p) {
-  if (auto pr = place::split_pair(p)) return relative_place(pr->first) + "~" + relative_place(pr->second);
-  if (p == place::cluster()) return p;
-  auto slash = p.find('/');
-  return slash == std::string::npos ? std::string() : p.substr(slash + 1);
-}
+std::string relative_place(const std::string& p) { return place::subplace(Place::parse(p)); }
 
 const topo::Feature* find_feature(const std::vector<topo::Feature>& fs, const std::string& sub,
                                   const std::string& metric) {
@@ -75,7 +70,7 @@ Resolved unusable(VerdictStatus s, std::string why) {
 Resolved scaled(const Bound& b, double ref, const std::string& ref_unit, const Metric& m, const std::string& name) {
   auto factor = unit_factor(ref_unit, m.unit);
   if (!factor)
-    return unusable(VerdictStatus::error,
+    return unusable(VerdictStatus::tool_error,
                     "cannot compare " + m.metric + " in " + m.unit + " with " + name + " in " + ref_unit);
   Resolved r;
   r.reference = ref * *factor;
@@ -148,7 +143,7 @@ Resolved BoundResolver::resolve(const Bound& b, const Metric& m) const {
     return r;
   }
   if (b.of == "median") {
-    if (!median_) return unusable(VerdictStatus::error, m.metric + " has no numeric values to take a median of");
+    if (!median_) return unusable(VerdictStatus::tool_error, m.metric + " has no numeric values to take a median of");
     Resolved r;
     r.reference = median_;
     r.number = *median_ * b.fraction;
@@ -166,7 +161,7 @@ Resolved BoundResolver::majority(const Bound& b, const Metric& m) const {
   // params: GPUs 0-3 on NUMA 0 and 4-7 on NUMA 1 is one healthy layout, not a split vote.
   const bool numeric = m.value.has_value();
   const Vote& vt = vote(m);
-  if (vt.total == 0) return unusable(VerdictStatus::error, "no value to take a majority of");
+  if (vt.total == 0) return unusable(VerdictStatus::tool_error, "no value to take a majority of");
   Resolved r;
   const std::string kinds = plural_of_kind(m.place);
   std::string count = std::to_string(vt.best_count) + " of " + std::to_string(vt.total) + " " + kinds;
@@ -180,7 +175,7 @@ Resolved BoundResolver::majority(const Bound& b, const Metric& m) const {
     r.said = fraction_of(b.fraction, "the majority " + format_value(v, m.unit)) + " (" + count + ")";
   } else {
     if (b.fraction != 1.0)
-      return unusable(VerdictStatus::error, "a fraction of the majority of a text metric means nothing");
+      return unusable(VerdictStatus::tool_error, "a fraction of the majority of a text metric means nothing");
     r.reference_text = vt.best_key;
     r.text = vt.best_key;
     r.said = "the majority \"" + vt.best_key + "\" (" + count + ")";
@@ -201,8 +196,8 @@ Resolved BoundResolver::expected(const Bound& b, const Metric& m) const {
     return unusable(VerdictStatus::skipped, "the expected topology does not state " + m.metric);
   }
   if (f->text || !f->value) {
-    if (m.value) return unusable(VerdictStatus::error, "the expected " + m.metric + " is text, the measured one a number");
-    if (b.fraction != 1.0) return unusable(VerdictStatus::error, "a fraction of an expected text means nothing");
+    if (m.value) return unusable(VerdictStatus::tool_error, "the expected " + m.metric + " is text, the measured one a number");
+    if (b.fraction != 1.0) return unusable(VerdictStatus::tool_error, "a fraction of an expected text means nothing");
     Resolved r;
     r.text = r.reference_text = f->text.value_or("");
     r.said = "the expected \"" + *r.text + "\" (--expect-topology)";
@@ -216,9 +211,8 @@ Resolved BoundResolver::expected(const Bound& b, const Metric& m) const {
 Resolved BoundResolver::topology_feature(const Bound& b, const Metric& m) const {
   // A pair is bounded by its slower end, so a feature of a pair across hosts is the lower
   // of the two hosts' values.
-  std::vector<std::string> sides;
-  if (auto pr = place::split_pair(m.place)) sides = {pr->first, pr->second};
-  else sides = {m.place};
+  const Place whole = Place::parse(m.place);
+  const std::vector<Place> sides = whole.kind == place::Kind::pair ? whole.ends : std::vector<Place>{whole};
   std::optional<double> best;
   std::string unit, where;
   for (const auto& side : sides) {
@@ -227,7 +221,7 @@ Resolved BoundResolver::topology_feature(const Bound& b, const Metric& m) const 
     auto it = facts_.features.find(host);
     if (it == facts_.features.end())
       return unusable(VerdictStatus::skipped, "no topology recorded for host " + host + " to read " + b.of);
-    const std::string rel = relative_place(side);
+    const std::string rel = place::subplace(side);
     // The place's own value (a NIC's rate), else the host's, else the lowest on the host
     // (a GPU pair bounded by NIC rate: the slowest NIC is what the pair can count on).
     const topo::Feature* f = find_feature(it->second, rel, b.of);
@@ -236,11 +230,11 @@ Resolved BoundResolver::topology_feature(const Bound& b, const Metric& m) const 
       for (const auto& x : it->second)
         if (x.metric == b.of && x.value && (!f || *x.value < *f->value)) f = &x;
     if (!f) return unusable(VerdictStatus::skipped, "host " + host + "'s topology does not state " + b.of);
-    if (!f->value) return unusable(VerdictStatus::error, b.of + " is text; a bound needs a number");
+    if (!f->value) return unusable(VerdictStatus::tool_error, b.of + " is text; a bound needs a number");
     if (!best || *f->value < *best) {
       best = *f->value;
       unit = f->unit;
-      where = f->subplace.empty() ? host : host + "/" + f->subplace;
+      where = place::on_host(host, f->subplace);
     }
   }
   return scaled(b, *best, unit, m, b.of + " of " + where);

@@ -8,8 +8,18 @@
 
 namespace ga {
 
-enum class VerdictStatus { pass, fail, missing, skipped, error };
+// What a verdict says, in the three outcomes an operator acts on differently:
+//   node fault   fail (a criterion failed with evidence), missing (a required metric absent):
+//                drain the place;
+//   tool_error   gpuaccept, its configuration or a library it loads failed: fix the tool,
+//                never a node's fault (Nebius soperator does not drain when its checker errors);
+//   inconclusive evidence that is unconfirmed or contradictory (a suspect no re-test
+//                confirmed): re-test, never drain.
+enum class VerdictStatus { pass, fail, missing, skipped, tool_error, inconclusive };
 const char* to_string(VerdictStatus);
+
+enum class OutcomeClass { none, node_fault, tool_error, inconclusive };
+const char* to_string(OutcomeClass);
 
 struct Verdict {
   std::string criterion;
@@ -26,11 +36,21 @@ struct Verdict {
   std::optional<std::string> reference_text;
   std::string reason;                   // one line that explains the verdict
   Severity severity = Severity::error;
-  // fails the run: an error-severity verdict that is fail, missing or error
-  bool fails_run() const {
-    return severity == Severity::error &&
-           (status == VerdictStatus::fail || status == VerdictStatus::missing || status == VerdictStatus::error);
+  // Which of the three outcomes this verdict is, whatever its severity.
+  OutcomeClass outcome() const {
+    switch (status) {
+      case VerdictStatus::fail:
+      case VerdictStatus::missing: return OutcomeClass::node_fault;
+      case VerdictStatus::tool_error: return OutcomeClass::tool_error;
+      case VerdictStatus::inconclusive: return OutcomeClass::inconclusive;
+      default: return OutcomeClass::none;
+    }
   }
+  // A node fault that fails the run (exit 1): an error-severity fail or missing.
+  bool node_fault() const { return severity == Severity::error && outcome() == OutcomeClass::node_fault; }
+  // Anything that keeps an error-severity verdict from passing: a node fault, a tool error or
+  // inconclusive evidence. Each has its own exit code (suites/judge.hpp).
+  bool fails_run() const { return severity == Severity::error && outcome() != OutcomeClass::none; }
 };
 
 }  // namespace ga

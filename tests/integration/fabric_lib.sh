@@ -15,7 +15,7 @@ p2p_run() {
 
 # The places of every verdict that fails the run, sorted, one line, comma-separated.
 failing_places() {
-  jq -r '[.verdicts[] | select(.severity == "error" and (.status == "fail" or .status == "missing" or .status == "error"))
+  jq -r '[.verdicts[] | select(.severity == "error" and .outcome != "none")
           | .place] | unique | join(",")' "$1/report.json"
 }
 

@@ -113,4 +113,4 @@ fake_mpirun() {
 run_output() { r=$1/report.json; j=$1/samples.jsonl; }
 verdict() { jqr "$r" "[.verdicts[] | select(.criterion==\"$1\" and .place==\"$2\") | .status] | first // \"none\""; }
 sample() { jq -r "select(.type==\"sample\" and .metric==\"$1\" and .place==\"$2\") | $3" "$j"; }
-failing() { jqr "$r" '[.verdicts[] | select(.status=="fail" or .status=="missing" or .status=="error") | "\(.criterion)@\(.place)"] | join(" ")'; }
+failing() { jqr "$r" '[.verdicts[] | select(.outcome != "none") | "\(.criterion)@\(.place)"] | join(" ")'; }

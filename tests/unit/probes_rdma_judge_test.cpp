@@ -71,7 +71,7 @@ std::map<std::string, std::set<std::string>> failures(const Judgement& j) {
   std::map<std::string, std::set<std::string>> out;
   for (const auto& v : j.verdicts)
     if (v.criterion.rfind("rdma.", 0) == 0 && (v.status == VerdictStatus::fail || v.status == VerdictStatus::missing ||
-                                                v.status == VerdictStatus::error))
+                                                v.status == VerdictStatus::tool_error))
       out[v.criterion].insert(v.place);
   return out;
 }

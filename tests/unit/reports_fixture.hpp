@@ -130,7 +130,7 @@ inline Judgement make_judgement() {
               {{"op", ">="}, {"value", 4.5e10}}, "31 GB/s below 90% of the 400 Gb/s port", Severity::warning),
       verdict("gpu-hbm-bw", "gpu.hbm_bw", "node2/gpu:1", VerdictStatus::fail, 3.1e12, "B/s",
               {{"op", ">="}, {"value", 4.0e12}}, "HBM bandwidth | well below the H200's 4.8 TB/s"),
-      verdict("gpu-hbm-bw", "gpu.hbm_bw", "node10/gpu:0", VerdictStatus::error, nan, "B/s",
+      verdict("gpu-hbm-bw", "gpu.hbm_bw", "node10/gpu:0", VerdictStatus::tool_error, nan, "B/s",
               {{"op", ">="}, {"value", nan}}, "no finite value measured"),
       verdict("gpu-hbm-bw", "gpu.hbm_bw", "node10/gpu:1", VerdictStatus::missing, std::nullopt, "B/s",
               {{"op", ">="}, {"value", 4.0e12}}, "required metric not measured"),
@@ -156,7 +156,7 @@ inline Judgement make_judgement() {
   inc.waiting_ranks = {{0, "node2"}, {1, "node2"}, {2, "node10"}};
   inc.detected_by = 0;
   g.incomplete = inc;
-  g.summary = {3, 2, 1, 0, 1, "INCOMPLETE", 3};
+  g.summary = {3, 2, 1, 0, 1, 0, "INCOMPLETE", 3};
   return g;
 }
 

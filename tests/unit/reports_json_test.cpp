@@ -57,15 +57,17 @@ TEST(ReportsJson, HasEveryRequiredKey) {
   for (const auto& m : doc["metrics"])
     EXPECT_EQ(keys(m), (std::set<std::string>{"metric", "place", "params", "unit", "value", "min", "max", "count",
                                               "text"}));
-  expect_keys(doc["summary"], {"pass", "fail", "missing", "skipped", "error", "overall", "exit_code"}, "summary");
+  expect_keys(doc["summary"],
+              {"pass", "fail", "missing", "skipped", "tool_error", "inconclusive", "overall", "exit_code"}, "summary");
   EXPECT_EQ(doc["summary"]["overall"], "INCOMPLETE");
   EXPECT_EQ(doc["summary"]["exit_code"], 3);
   EXPECT_EQ(doc["places"]["node2/gpu:1"], "GPU 1 (NUMA 1, PCI 0000:4e:00.0)");
 }
 
 TEST(ReportsJson, VerdictsHaveExactlyTheSchemaKeys) {
-  const std::set<std::string> required{"criterion", "place", "status", "value", "unit", "bounds", "reference", "reason"};
-  const std::set<std::string> optional{"metric", "severity", "text", "params"};
+  const std::set<std::string> required{"criterion", "place",     "status", "outcome", "value",
+                                       "unit",      "bounds",    "reference", "reason"};
+  const std::set<std::string> optional{"metric", "severity", "text", "params", "not_completed"};
   json doc = report_json();
   ASSERT_EQ(doc["verdicts"].size(), 7u);
   for (const auto& v : doc["verdicts"]) {
@@ -73,6 +75,13 @@ TEST(ReportsJson, VerdictsHaveExactlyTheSchemaKeys) {
     for (const auto& k : keys(v)) EXPECT_TRUE(required.count(k) || optional.count(k)) << "unexpected key " << k;
   }
   EXPECT_EQ(doc["verdicts"][0]["reference"], 1.25e11);
+  // The three outcomes an operator acts on, apart: drain, fix the tool, re-test.
+  std::map<std::string, std::string> outcome;
+  for (const auto& v : doc["verdicts"]) outcome[v["criterion"].get<std::string>() + "@" + v["place"].get<std::string>()] = v["outcome"];
+  EXPECT_EQ(outcome["gpu-hbm-bw@node2/gpu:1"], "node_fault");
+  EXPECT_EQ(outcome["gpu-hbm-bw@node10/gpu:1"], "node_fault");  // missing
+  EXPECT_EQ(outcome["gpu-hbm-bw@node10/gpu:0"], "tool_error");
+  EXPECT_EQ(outcome["hostmem-triad@node2/numa:1"], "none");
   EXPECT_EQ(doc["verdicts"][1]["severity"], "warning");
   EXPECT_FALSE(doc["verdicts"][0].contains("text"));    // numeric verdicts carry no text
   EXPECT_EQ(doc["verdicts"][6]["text"], "550.54.15");   // text verdicts do

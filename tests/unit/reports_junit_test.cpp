@@ -45,17 +45,24 @@ TEST(ReportsJunit, ParsesAndCountsAgreeWithTheSummary) {
   // every verdict is a testcase, plus one for the run itself
   EXPECT_EQ(count_all(root, "//testcase"), static_cast<int>(g.verdicts.size()) + 1);
   EXPECT_EQ(root.attribute("tests").as_int(), count_all(root, "//testcase"));
-  int fails_run = 0;
-  for (const auto& v : g.verdicts) fails_run += v.fails_run();
-  EXPECT_EQ(count_all(root, "//failure"), fails_run);
-  EXPECT_EQ(root.attribute("failures").as_int(), fails_run);
+  // Node faults are <failure>s; tool errors are <error>s (beside the run's own incomplete one):
+  // a dashboard keeps "the node is bad" apart from "the tool broke".
+  int node_faults = 0, tool_errors = 0;
+  for (const auto& v : g.verdicts) {
+    node_faults += v.node_fault();
+    tool_errors += v.status == VerdictStatus::tool_error && v.severity == Severity::error;
+  }
+  ASSERT_EQ(tool_errors, 1);  // the fixture's NaN HBM verdict
+  EXPECT_EQ(count_all(root, "//failure"), node_faults);
+  EXPECT_EQ(root.attribute("failures").as_int(), node_faults);
   EXPECT_EQ(count_all(root, "//skipped"), g.summary.skipped);
   EXPECT_EQ(root.attribute("skipped").as_int(), g.summary.skipped);
-  EXPECT_EQ(count_all(root, "//error"), 1);
-  EXPECT_EQ(root.attribute("errors").as_int(), 1);
-  // failures plus warnings are the summary's fail + missing + error
+  EXPECT_EQ(count_all(root, "//error"), 1 + tool_errors);
+  EXPECT_EQ(count_all(root, "//error[@type='tool_error']"), tool_errors);
+  EXPECT_EQ(root.attribute("errors").as_int(), 1 + tool_errors);
+  // node faults plus failed warnings are the summary's fail + missing
   int warnings = count_all(root, "//testcase/properties/property[@name='severity' and @value='warning']");
-  EXPECT_EQ(fails_run + warnings, g.summary.fail + g.summary.missing + g.summary.error);
+  EXPECT_EQ(node_faults + warnings, g.summary.fail + g.summary.missing);
   EXPECT_EQ(std::string(root.attribute("name").value()), "gpuaccept INCOMPLETE");
   // each suite's attributes count its own children
   int tests = 0;
@@ -97,7 +104,9 @@ TEST(ReportsJunit, OneSuitePerProbeAndACasePerVerdict) {
   EXPECT_STREQ(hbm.child("failure").attribute("type").value(), "fail");
   EXPECT_NE(std::string(hbm.child("failure").text().get()).find("bound >= 4 TB/s"), std::string::npos);
   EXPECT_STREQ(testcase(p, "gpu-hbm-bw @ node10/gpu:1").child("failure").attribute("type").value(), "missing");
-  EXPECT_STREQ(testcase(p, "gpu-hbm-bw @ node10/gpu:0").child("failure").attribute("type").value(), "error");
+  // a tool error is JUnit's <error>, not a <failure> of the place
+  EXPECT_FALSE(testcase(p, "gpu-hbm-bw @ node10/gpu:0").child("failure"));
+  EXPECT_STREQ(testcase(p, "gpu-hbm-bw @ node10/gpu:0").child("error").attribute("type").value(), "tool_error");
   // a pass is an empty testcase
   auto triad = testcase(p, "hostmem-triad @ node2/numa:1");
   ASSERT_TRUE(triad);
@@ -121,8 +130,9 @@ TEST(ReportsJunit, IncompleteRunIsAnErrorNamingTheMissingRanks) {
   g.incomplete.reset();
   Parsed q;
   parse(q, j, g);
-  EXPECT_EQ(count_all(q.root(), "//error"), 0);
-  EXPECT_EQ(q.root().attribute("errors").as_int(), 0);
+  EXPECT_EQ(count_all(q.root(), "//error"), 1);  // only the tool error's
+  EXPECT_EQ(q.root().attribute("errors").as_int(), 1);
+  EXPECT_FALSE(testcase(q, "run completes @ cluster").child("error"));
   EXPECT_EQ(q.root().attribute("tests").as_int(), static_cast<int>(g.verdicts.size()) + 1);
   auto run = testcase(q, "run completes @ cluster");
   ASSERT_TRUE(run);

@@ -142,6 +142,8 @@ TEST(FabricAnalysis, HostThatNeverCompletesIsNamedNotItsPairs) {
   EXPECT_EQ(failing(j), std::set<std::string>{"h4"});
   const Verdict* v = failing_at(j, "h4");
   EXPECT_NE(v->reason.find("did not complete"), std::string::npos);
+  EXPECT_NE(v->reason.find("suspect h4"), std::string::npos) << v->reason;  // with its evidence
+  EXPECT_TRUE(v->bounds.contains("value")) << v->reason;                  // and the bound it missed
   // Nothing was measured, so nothing is shown as measured: no value, no stand-in ratio.
   for (const auto& x : j.verdicts) {
     if (x.place != "h4" || x.metric != "p2p.host_slowdown") continue;

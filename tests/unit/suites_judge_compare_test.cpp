@@ -24,7 +24,7 @@ Judgement judge_values(const std::vector<double>& values, const std::string& cri
 VerdictStatus status_at(const Judgement& j, const std::string& place) {
   const Verdict* v = verdict_at(j, "c", place);
   EXPECT_NE(v, nullptr) << place;
-  return v ? v->status : VerdictStatus::error;
+  return v ? v->status : VerdictStatus::tool_error;
 }
 
 TEST(JudgeCompare, GreaterOrEqualIncludesTheBoundary) {
@@ -87,8 +87,12 @@ TEST(JudgeCompare, TextMetricAgainstANumberIsAnError) {
   JournalBuilder b({"n1"});
   b.probe("inventory").text("inventory.kernel", "n1", "6");
   auto j = judge(b.build(), criteria("  - {name: c, metric: inventory.kernel, compare: \">=\", value: 6}\n"));
-  EXPECT_EQ(status_at(j, "n1"), VerdictStatus::error);
-  EXPECT_EQ(j.summary.exit_code, 1);
+  EXPECT_EQ(status_at(j, "n1"), VerdictStatus::tool_error);
+  // A criterion that cannot be applied is the tool's (or its criteria file's) failure, not the
+  // node's: its own exit code, so a script does not drain n1 for it.
+  EXPECT_EQ(j.summary.exit_code, kExitToolError);
+  EXPECT_EQ(j.summary.overall, "TOOL ERROR");
+  EXPECT_EQ(j.summary.tool_error, 1);
 }
 
 TEST(JudgeCompare, WithinPctOfMedianBoundaryAndReason) {
@@ -160,7 +164,7 @@ TEST(JudgeCompare, FeatureOfAPairAcrossHostsIsItsSlowerEnd) {
 
 TEST(JudgeCompare, UnitMismatchWithTheCriterionIsAnError) {
   auto j = judge_values({1}, "  - {name: c, metric: x.v, compare: \">=\", value: 0, unit: s}\n");
-  EXPECT_EQ(status_at(j, "n1"), VerdictStatus::error);
+  EXPECT_EQ(status_at(j, "n1"), VerdictStatus::tool_error);
 }
 
 TEST(JudgeCompare, WhereSelectsParams) {
