@@ -3,11 +3,9 @@
 // each verdict to the row it judged. It derives no measured number.
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <map>
 #include <optional>
 #include <set>
-#include <string_view>
 #include <unordered_map>
 
 #include "reports/report.hpp"
@@ -25,51 +23,24 @@ json field_or_null(const json& obj, const char* key) {
   return it == obj.end() ? json(nullptr) : *it;
 }
 
-// The part of a place after "HOST/": "gpu:3", "numa:1", "nic:mlx5_0".
-std::string_view subplace(std::string_view p) {
-  auto slash = p.find('/');
-  return slash == std::string_view::npos ? std::string_view{} : p.substr(slash + 1);
-}
-
-std::optional<int> index_after_colon(std::string_view sub) {
-  auto colon = sub.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  int v = 0;
-  auto tail = sub.substr(colon + 1);
-  auto [ptr, ec] = std::from_chars(tail.data(), tail.data() + tail.size(), v);
-  if (ec != std::errc{} || ptr != tail.data() + tail.size()) return std::nullopt;
-  return v;
-}
-
-std::string name_after_colon(std::string_view sub) {
-  auto colon = sub.find(':');
-  return std::string(colon == std::string_view::npos ? sub : sub.substr(colon + 1));
-}
-
 using HostIndex = std::unordered_map<std::string, const topo::HostTopology*>;
 
 // Where a single (non-pair) place sits, in the words of the host's topology.
 std::string where_single(const std::string& p, const HostIndex& topology) {
   using place::Kind;
-  Kind k = place::kind(p);
-  if (k == Kind::cluster) return "cluster";
-  auto found = topology.find(place::host_of(p));
+  const Place pl = Place::parse(p);
+  if (pl.kind == Kind::cluster) return "cluster";
+  auto found = topology.find(place::host_of(pl));
   const topo::HostTopology* h = found == topology.end() ? nullptr : found->second;
-  auto sub = subplace(p);
-  switch (k) {
+  switch (pl.kind) {
     case Kind::host: return "host";
-    case Kind::numa: {
-      auto n = index_after_colon(sub);
-      return n ? "NUMA " + std::to_string(*n) : std::string(sub);
-    }
+    case Kind::numa: return "NUMA " + std::to_string(pl.index);
     case Kind::gpu: {
-      auto n = index_after_colon(sub);
-      if (!n) return std::string(sub);
-      std::string s = "GPU " + std::to_string(*n);
+      std::string s = "GPU " + std::to_string(pl.index);
       const topo::Gpu* g = nullptr;
       if (h)
         for (const auto& x : h->gpus)
-          if (x.index == *n) g = &x;
+          if (x.index == pl.index) g = &x;
       if (!g) return s + " (not in topology)";
       std::vector<std::string> parts;
       if (g->numa_node) parts.push_back("NUMA " + std::to_string(*g->numa_node));
@@ -80,16 +51,19 @@ std::string where_single(const std::string& p, const HostIndex& topology) {
       return s + ")";
     }
     case Kind::nic: {
-      std::string name = name_after_colon(sub);
-      std::string s = "NIC " + name;
+      std::string s = "NIC " + pl.name;
       const topo::Nic* nic = nullptr;
       if (h)
         for (const auto& x : h->nics)
-          if (x.name == name) nic = &x;
+          if (x.name == pl.name) nic = &x;
       if (!nic) return s + " (not in topology)";
       return nic->numa_node ? s + " (NUMA " + std::to_string(*nic->numa_node) + ")" : s;
     }
-    default: return std::string(sub.empty() ? std::string_view(p) : sub);
+    case Kind::rail:  // "rail:K", as when a rail place was Kind::other
+    default: {
+      auto sub = place::subplace(pl);
+      return sub.empty() ? p : sub;
+    }
   }
 }
 
@@ -121,14 +95,15 @@ struct RowOrder {
 
 RowOrder row_order(const std::string& p) {
   using place::Kind;
-  auto sub = subplace(p);
-  switch (place::kind(p)) {
+  const Place pl = Place::parse(p);
+  switch (pl.kind) {
     case Kind::host: return {0, 0, {}};
-    case Kind::numa: return {1, index_after_colon(sub).value_or(0), {}};
-    case Kind::gpu: return {2, index_after_colon(sub).value_or(0), {}};
-    case Kind::nic: return {3, 0, name_after_colon(sub)};
+    case Kind::numa: return {1, pl.index, {}};
+    case Kind::gpu: return {2, pl.index, {}};
+    case Kind::nic: return {3, 0, pl.name};
     case Kind::cluster: return {4, 0, {}};
     case Kind::pair: return {5, 0, p};
+    case Kind::rail:  // after everything else, as when a rail place was Kind::other
     default: return {6, 0, p};
   }
 }

@@ -5,7 +5,6 @@
 // (html_internal.hpp) and carries a <title> naming them. Only the layout is computed here;
 // every value shown comes from the recorded topology or the judgement.
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -59,16 +58,6 @@ struct HostBox {
   std::vector<int> missing_ranks;  // ranks of this host that never arrived (incomplete run)
   int x = 0, y = 0, w = 0, h = 0;
 };
-
-std::optional<int> index_of(std::string_view p) {
-  auto colon = p.rfind(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  int v = 0;
-  auto tail = p.substr(colon + 1);
-  auto [ptr, ec] = std::from_chars(tail.data(), tail.data() + tail.size(), v);
-  if (ec != std::errc{} || ptr != tail.data() + tail.size()) return std::nullopt;
-  return v;
-}
 
 std::string index_list(const std::vector<int>& v) {
   std::string s;
@@ -222,11 +211,11 @@ HostBox host_box(std::size_t i, const Report& r) {
   }
   for (const Verdict* v : b.section->other_verdicts) consider(v->place);
   if (!absent.empty()) {
+    // By kind, then GPUs and NUMA nodes by index, NICs (and ties) by text.
     std::sort(absent.begin(), absent.end(), [](const std::string& a, const std::string& b) {
-      auto ka = place::kind(a), kb = place::kind(b);
-      if (ka != kb) return ka < kb;
-      auto ia = index_of(a), ib = index_of(b);
-      if (ia && ib && *ia != *ib) return *ia < *ib;
+      const Place pa = Place::parse(a), pb = Place::parse(b);
+      if (pa.kind != pb.kind) return pa.kind < pb.kind;
+      if (pa.kind != place::Kind::nic && pa.index != pb.index) return pa.index < pb.index;
       return a < b;
     });
     Group g;
@@ -236,9 +225,11 @@ HostBox host_box(std::size_t i, const Report& r) {
     for (const auto& p : absent) {
       Device d;
       d.place = p;
-      auto sub = p.substr(p.find('/') + 1);
-      auto k = place::kind(p);
-      d.label = k == place::Kind::gpu ? "GPU " + sub.substr(4) : k == place::Kind::numa ? "NUMA " + sub.substr(5) : sub.substr(4);
+      const Place pl = Place::parse(p);
+      const auto k = pl.kind;
+      d.label = k == place::Kind::gpu ? "GPU " + std::to_string(pl.index)
+                : k == place::Kind::numa ? "NUMA " + std::to_string(pl.index)
+                                         : pl.name;
       d.sub = "not in topology";
       d.head = p + "\nnot in the recorded topology";
       (k == place::Kind::nic ? g.nics : g.gpus).push_back(std::move(d));
