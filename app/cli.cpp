@@ -138,6 +138,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   topo->footer("exit codes: 0 printed, 2 bad usage or a topology that cannot be read");
 
   CLI::App* list = app.add_subcommand("list", "Probes, what each needs, and the built-in suites");
+  list->add_flag("--metrics", cl.list.metrics,
+                 "Every declared metric: probe, unit, which way is better, how samples combine (a Markdown table)");
+  list->add_flag("--params", cl.list.params,
+                 "Every declared parameter: probe, type, default, allowed values (a Markdown table)");
 
   // After the subcommands, which copy the help flag and the footer from here when created.
   app.set_help_flag("-h,--help", "Print this help and exit (also: gpuaccept help [COMMAND])");

@@ -33,12 +33,19 @@ struct TopoOptions {
   bool json = false;
 };
 
-struct ListOptions {};                  // no options yet
+struct ListOptions {
+  bool metrics = false;                 // --metrics: the declared metrics, as docs/criteria.md has them
+  bool params = false;                  // --params: the declared parameters
+};
 
 int run_command(const RunOptions&, int* argc, char*** argv);
 int judge_command(const JudgeOptions&);
 int topo_command(const TopoOptions&);
 int list_command(const ListOptions&);
+// The tables `list --metrics` and `list --params` print; docs/criteria.md and docs/design.md
+// carry the same text (a test keeps them equal; scripts/gen-docs.sh rewrites them).
+std::string metrics_table();
+std::string params_table();
 std::string version_text();
 
 // Judges a run directory from its journal and rewrites the reports. Shared by `judge`,
@@ -49,5 +56,7 @@ struct JudgeResult {
   std::string summary_line;
 };
 JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file);
+// Every metric the built-in probes declare (what the judge and the criteria check use).
+MetricCatalogue builtin_catalogue();
 
 }  // namespace ga::app

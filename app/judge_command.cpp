@@ -2,19 +2,34 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "probes/probe.hpp"
 #include "reports/report.hpp"
 #include "suites/criteria.hpp"
 #include "suites/judge.hpp"
 
 namespace ga::app {
 
+MetricCatalogue builtin_catalogue() {
+  ProbeRegistry reg;
+  register_builtin_probes(reg);
+  return catalogue_of(reg);
+}
+
 JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file) {
   const auto journal = read_journal((std::filesystem::path(dir) / "samples.jsonl").string());
+  const MetricCatalogue catalogue = builtin_catalogue();
   CriteriaSet criteria;
-  if (!criteria_file.empty()) criteria = load_criteria_file(criteria_file);
-  else if (!journal.criteria_text.empty()) criteria = parse_criteria(journal.criteria_text, journal.criteria_source);
-  else criteria = parse_criteria(builtin_criteria_text(), "builtin");
-  const auto judgement = judge(journal, criteria);
+  if (!criteria_file.empty()) {
+    criteria = load_criteria_file(criteria_file);
+    check_criteria_metrics(criteria, catalogue);  // a buyer's contract with a typo: exit 2, naming the line
+  } else if (!journal.criteria_text.empty()) {
+    // What the run was judged with is part of its record: re-judged as it was, even if a later
+    // gpuaccept no longer declares one of its metrics (that criterion then says so).
+    criteria = parse_criteria(journal.criteria_text, journal.criteria_source);
+  } else {
+    criteria = parse_criteria(builtin_criteria_text(), "builtin");
+  }
+  const auto judgement = judge(journal, criteria, &catalogue);
   const auto report = build_report(journal, judgement);
   write_report_files(report, dir);
   JudgeResult r;

@@ -1,3 +1,4 @@
+// `gpuaccept list`: what this build can run, from the registry's declarations alone.
 #include <iostream>
 
 #include "app/commands.hpp"
@@ -6,9 +7,71 @@
 
 namespace ga::app {
 
-int list_command(const ListOptions&) {
+namespace {
+
+// A Markdown cell: pipes would end it early.
+std::string cell(std::string s) {
+  for (std::size_t at = 0; (at = s.find('|', at)) != std::string::npos; at += 2) s.replace(at, 1, "\\|");
+  return s;
+}
+
+std::string code(const std::string& s) { return s.empty() ? "" : "`" + s + "`"; }
+
+std::string number_text(double v) {
+  nlohmann::json j = v;
+  if (v == static_cast<double>(static_cast<long long>(v))) j = static_cast<long long>(v);
+  return j.dump();
+}
+
+std::string allowed(const ParamDecl& d) {
+  std::string s;
+  if (!d.choices.empty())
+    for (const auto& c : d.choices) s += (s.empty() ? "" : ", ") + c;
+  else if (d.min && d.max) s = number_text(*d.min) + " to " + number_text(*d.max);
+  else if (d.min) s = ">= " + number_text(*d.min);
+  else if (d.max) s = "<= " + number_text(*d.max);
+  return s;
+}
+
+ProbeRegistry builtins() {
   ProbeRegistry reg;
   register_builtin_probes(reg);
+  return reg;
+}
+
+}  // namespace
+
+std::string metrics_table() {
+  std::string t = "| metric | probe | unit | better | combine | what |\n|---|---|---|---|---|---|\n";
+  const ProbeRegistry reg = builtins();
+  const MetricCatalogue catalogue = catalogue_of(reg);
+  for (const auto& d : catalogue.all())
+    t += "| " + code(d.decl.id) + " | " + d.probe + " | " + code(d.decl.unit) + " | " + to_string(d.decl.better) +
+         " | " + to_string(d.decl.combine) + " | " + cell(d.decl.summary) + " |\n";
+  return t;
+}
+
+std::string params_table() {
+  std::string t = "| probe | parameter | type | default | allowed | what |\n|---|---|---|---|---|---|\n";
+  const ProbeRegistry reg = builtins();
+  for (const auto* p : reg.all()) {
+    const ProbeInfo i = p->info();
+    for (const auto& d : i.params)
+      t += "| " + i.name + " | " + code(d.name) + " | " + to_string(d.type) + " | " +
+           (d.default_value.is_null() ? std::string("(derived)") : code(d.default_value.dump())) + " | " +
+           cell(allowed(d)) + " | " + cell(d.summary) + " |\n";
+  }
+  return t;
+}
+
+int list_command(const ListOptions& o) {
+  if (o.metrics || o.params) {
+    if (o.metrics) std::cout << metrics_table();
+    if (o.metrics && o.params) std::cout << "\n";
+    if (o.params) std::cout << params_table();
+    return kExitPass;
+  }
+  const ProbeRegistry reg = builtins();
   std::cout << "probes:\n";
   for (const auto* p : reg.all()) {
     const auto i = p->info();
@@ -27,6 +90,7 @@ int list_command(const ListOptions&) {
     for (const auto& p : s.probes) std::cout << " " << p.name;
     std::cout << "\n      " << s.description << "\n";
   }
+  std::cout << "(gpuaccept list --metrics and --params: what each probe declares)\n";
   return kExitPass;
 }
 

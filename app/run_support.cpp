@@ -154,12 +154,23 @@ Inputs load_inputs(const RunOptions& o) {
     in.criteria_source = o.criteria;
     in.criteria_text = read_file(o.criteria);
   }
-  (void)parse_criteria(in.criteria_text, in.criteria_source);  // fail now, not after the run
-  if (!o.expect_topology.empty()) in.expected = topo::load_topology_file(o.expect_topology);
   ProbeRegistry reg;
   register_builtin_probes(reg);
-  for (const auto& p : in.suite.probes)
-    if (!reg.find(p.name)) throw SuiteError(in.suite.source, 0, "unknown probe \"" + p.name + "\" (see gpuaccept list)");
+  // Fail now, not after the run: a criterion on an undeclared metric, an unknown probe, an
+  // unknown or out-of-range parameter (a typo would otherwise run the default and pass).
+  check_criteria_metrics(parse_criteria(in.criteria_text, in.criteria_source), catalogue_of(reg));
+  if (!o.expect_topology.empty()) in.expected = topo::load_topology_file(o.expect_topology);
+  for (const auto& p : in.suite.probes) {
+    const Probe* probe = reg.find(p.name);
+    if (!probe)
+      throw SuiteError(in.suite.source, p.line, "unknown probe \"" + p.name + "\" (see gpuaccept list)");
+    const auto bad = check_params(probe->info(), p.params);
+    if (!bad) continue;
+    // Name where the bad key came from: its line in the suite file, or the --set that gave it.
+    auto at = p.param_lines.find(bad->key);
+    if (at != p.param_lines.end()) throw SuiteError(in.suite.source, at->second, bad->message);
+    throw SuiteError("--set", 0, bad->message);
+  }
   return in;
 }
 

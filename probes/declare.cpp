@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace ga {
 
@@ -87,6 +88,66 @@ std::string check_param(const ParamDecl& d, const nlohmann::json& v) {
     }
   }
   return "";
+}
+
+void MetricCatalogue::add(const std::string& probe, const MetricDecl& decl) {
+  auto [it, fresh] = exact_.try_emplace(decl.id, all_.size());
+  if (!fresh)
+    throw std::logic_error("metric " + decl.id + " declared by both " + all_[it->second].probe + " and " + probe);
+  all_.push_back({probe, decl});
+}
+
+const DeclaredMetric* MetricCatalogue::find(const std::string& id) const {
+  if (auto it = exact_.find(id); it != exact_.end()) return &all_[it->second];
+  const DeclaredMetric* best = nullptr;
+  for (const auto& d : all_)
+    if (!d.decl.id.empty() && d.decl.id.back() == '*' && declares(d.decl, id) &&
+        (!best || d.decl.id.size() > best->decl.id.size()))
+      best = &d;
+  return best;
+}
+
+bool MetricCatalogue::covers_glob(const std::string& glob) const {
+  const std::string prefix = !glob.empty() && glob.back() == '*' ? glob.substr(0, glob.size() - 1) : glob;
+  for (const auto& d : all_) {
+    const std::string& id = d.decl.id;
+    const std::string stem = !id.empty() && id.back() == '*' ? id.substr(0, id.size() - 1) : id;
+    // "topology.*" covers topology.gpu_count; "inventory.version.mpi*" lies inside inventory.version.*
+    if (stem.compare(0, prefix.size(), prefix) == 0 || prefix.compare(0, stem.size(), stem) == 0) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Levenshtein distance, small strings only (metric ids).
+std::size_t edits(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> MetricCatalogue::near(const std::string& id) const {
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& d : all_) {
+    const std::size_t e = edits(id, d.decl.id);
+    if (e <= std::max<std::size_t>(2, id.size() / 5)) scored.emplace_back(e, d.decl.id);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+  return out;
 }
 
 }  // namespace ga

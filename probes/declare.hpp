@@ -4,6 +4,7 @@
 // takes a metric's unit, direction and owning probe from here, never from a name prefix or a
 // sample, and a criteria file or a --set naming something undeclared is refused before a run.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,5 +52,33 @@ bool declares(const MetricDecl& decl, const std::string& id);
 // Checks one parameter value against its declaration: "" when it fits, else why not
 // ("must be a whole number from 1 to 4096, got 0").
 std::string check_param(const ParamDecl& decl, const nlohmann::json& value);
+
+// Every declared metric of a build, with the probe that declares it: what the judge takes a
+// metric's unit, direction and owner from, and what a criteria file is checked against. Built
+// from the probe registry (catalogue_of in probes/probe.hpp); plain data, so the judge needs no
+// probe code to use it.
+struct DeclaredMetric {
+  std::string probe;
+  MetricDecl decl;
+};
+
+class MetricCatalogue {
+ public:
+  // Throws std::logic_error when two probes declare the same id.
+  void add(const std::string& probe, const MetricDecl& decl);
+  // The declaration of a metric id: exactly, else the longest family that holds it.
+  const DeclaredMetric* find(const std::string& id) const;
+  // Whether a criteria glob "prefix*" ("inventory.version.*", "topology.*") names any declared
+  // metric or family.
+  bool covers_glob(const std::string& glob) const;
+  // Declared ids that look like a misspelt one (same probe, few edits), for error messages.
+  std::vector<std::string> near(const std::string& id) const;
+  const std::vector<DeclaredMetric>& all() const { return all_; }
+  bool empty() const { return all_.empty(); }
+
+ private:
+  std::vector<DeclaredMetric> all_;
+  std::map<std::string, std::size_t> exact_;  // id -> index in all_ (families with their '*')
+};
 
 }  // namespace ga

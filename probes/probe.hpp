@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,8 @@ struct ProbeInfo {
   std::string name;
   std::string summary;
   Needs needs;
-  std::vector<std::string> metrics;    // metric ids it may emit (being replaced by declared_metrics)
+  std::vector<MetricDecl> metrics;     // every metric it may emit (probes/declare.hpp)
   std::string caveat;                  // e.g. "verbs data path not validated on hardware"
-  std::vector<MetricDecl> declared_metrics;  // every metric it may emit (probes/declare.hpp)
   std::vector<ParamDecl> params;       // every parameter it takes; an undeclared one is refused
 };
 
@@ -86,5 +86,18 @@ class ProbeRegistry {
 };
 
 void register_builtin_probes(ProbeRegistry&);
+
+// Every metric the registry's probes declare (throws std::logic_error on an id declared twice).
+MetricCatalogue catalogue_of(const ProbeRegistry&);
+// The declaration of a probe's parameter, or nullptr.
+const ParamDecl* find_param(const ProbeInfo&, const std::string& name);
+// Checks a probe's parameters against its declarations: nullopt when they fit, else the first
+// bad key and one line naming it, why, and the probe's known keys ("hostmem.arary_mib: unknown
+// parameter (hostmem takes: array_mib, iterations)").
+struct ParamProblem {
+  std::string key;
+  std::string message;
+};
+std::optional<ParamProblem> check_params(const ProbeInfo&, const nlohmann::json& params);
 
 }  // namespace ga

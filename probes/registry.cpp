@@ -21,4 +21,36 @@ std::vector<const Probe*> ProbeRegistry::all() const {
   return out;
 }
 
+MetricCatalogue catalogue_of(const ProbeRegistry& reg) {
+  MetricCatalogue c;
+  for (const auto* p : reg.all()) {
+    const ProbeInfo i = p->info();
+    for (const auto& m : i.metrics) c.add(i.name, m);
+  }
+  return c;
+}
+
+const ParamDecl* find_param(const ProbeInfo& info, const std::string& name) {
+  for (const auto& d : info.params)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+std::optional<ParamProblem> check_params(const ProbeInfo& info, const nlohmann::json& params) {
+  if (params.is_null()) return std::nullopt;
+  if (!params.is_object()) return ParamProblem{"", info.name + ": parameters must be a mapping, got " + params.dump()};
+  for (const auto& [key, value] : params.items()) {
+    const ParamDecl* d = find_param(info, key);
+    if (!d) {
+      std::string known;
+      for (const auto& p : info.params) known += (known.empty() ? "" : ", ") + p.name;
+      return ParamProblem{key, info.name + "." + key + ": unknown parameter (" + info.name +
+                                   (known.empty() ? " takes no parameters)" : " takes: " + known + ")")};
+    }
+    if (const std::string why = check_param(*d, value); !why.empty())
+      return ParamProblem{key, info.name + "." + key + ": " + why};
+  }
+  return std::nullopt;
+}
+
 }  // namespace ga

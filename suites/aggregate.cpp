@@ -9,7 +9,7 @@
 
 namespace ga {
 
-std::vector<Metric> aggregate(const std::vector<Sample>& samples) {
+std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCatalogue* catalogue) {
   struct Acc {
     Metric m;
     std::vector<double> values;
@@ -22,6 +22,7 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples) {
     auto& a = groups[{s.metric, s.place, s.params.dump()}];
     if (a.m.count == 0) {
       a.m.metric = s.metric;
+      a.m.probe = s.probe;
       a.m.place = s.place;
       a.m.params = s.params;
     }
@@ -44,7 +45,14 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples) {
         if (it->second > best->second) best = it;
       return best;
     };
-    if (!a.units.empty()) {
+    const DeclaredMetric* decl = catalogue ? catalogue->find(m.metric) : nullptr;
+    if (decl) {
+      m.unit = decl->decl.unit;
+      m.better = decl->decl.better;
+      m.probe = decl->probe;
+      for (const auto& [u, n] : a.units)
+        if (u != m.unit) notes.push_back(std::to_string(n) + " sample(s) in \"" + u + "\", not the declared \"" + m.unit + "\"");
+    } else if (!a.units.empty()) {
       m.unit = most(a.units)->first;
       if (a.units.size() > 1) notes.push_back("samples disagree on the unit; kept " + m.unit);
     }

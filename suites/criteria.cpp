@@ -328,4 +328,17 @@ const std::string& builtin_criteria_text() {
   return text;
 }
 
+void check_criteria_metrics(const CriteriaSet& set, const MetricCatalogue& catalogue) {
+  for (const auto& c : set.criteria) {
+    const bool glob = !c.metric.empty() && c.metric.back() == '*';
+    if (glob ? catalogue.covers_glob(c.metric) : catalogue.find(c.metric) != nullptr) continue;
+    std::string msg = "criterion " + c.name + ": metric " + c.metric + " is declared by no probe";
+    const auto near = catalogue.near(c.metric);
+    for (std::size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "; did you mean ") + near[i];
+    if (!near.empty()) msg += "?";
+    msg += " (gpuaccept list --metrics shows them all)";
+    throw CriteriaError(set.source, c.line, msg);
+  }
+}
+
 }  // namespace ga

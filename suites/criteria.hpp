@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/declare.hpp"
+
 namespace ga {
 
 enum class Comparator { ge, le, between, equals, within_pct_of_median };
@@ -62,5 +64,10 @@ struct CriteriaError : std::runtime_error {
 CriteriaSet parse_criteria(const std::string& yaml_text, const std::string& source);  // throws CriteriaError
 CriteriaSet load_criteria_file(const std::string& path);                              // throws CriteriaError
 const std::string& builtin_criteria_text();
+
+// Every criterion must name a declared metric (or, as a glob, declared ones): a typo would
+// otherwise be accepted and only show up as "missing" after a whole cluster run. Throws
+// CriteriaError naming the file and the criterion's line, with the nearest declared ids.
+void check_criteria_metrics(const CriteriaSet&, const MetricCatalogue&);
 
 }  // namespace ga

@@ -141,6 +141,7 @@ struct Out {
     m.metric = metric;
     m.place = place;
     m.params = derived_params(g, direction);
+    m.probe = "p2p";  // derived from p2p's samples
     m.unit = "x";
     if (value) m.value = m.min = m.max = *value;
     else m.not_completed = incomplete_why(ev.observations);
@@ -206,19 +207,20 @@ void analyze_inter(const Group& g, Out& out) {
   {
     Metric m;
     m.metric = "p2p." + g.basis + "_median";
+    m.probe = "p2p";
     m.place = place::cluster();
     m.params = {{"size", g.size}, {"path", g.path}};
     if (g.rail) m.params["rail"] = *g.rail;
     m.unit = lat(g) ? "s" : "B/s";
     m.count = static_cast<int>(best_any.size());
     if (std::isfinite(ref) && ref > 0) m.value = m.min = m.max = ref;
-    else m.note = "no reference: most endpoints completed no pair";
+    else m.not_completed = "no reference: most endpoints completed no pair";
     out.a.derived.push_back(m);
     m.metric = "p2p.unreachable_fraction";
     m.params["basis"] = g.basis;
     m.unit = "";
     m.value = m.min = m.max = best_any.empty() ? 0.0 : double(unreachable) / double(best_any.size());
-    m.note.clear();
+    m.not_completed.reset();
     out.a.derived.push_back(std::move(m));
   }
   if (!(std::isfinite(ref) && ref > 0)) return;

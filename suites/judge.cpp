@@ -50,7 +50,8 @@ std::string percent_off(double v, double ref, const char* below, const char* abo
 
 class CriterionJudge {
  public:
-  CriterionJudge(const Facts& facts, const std::vector<Metric>& metrics) : facts_(facts), metrics_(metrics) {}
+  CriterionJudge(const Facts& facts, const std::vector<Metric>& metrics, const MetricCatalogue* catalogue)
+      : facts_(facts), metrics_(metrics), catalogue_(catalogue) {}
 
   std::vector<Verdict> judge(const Criterion& c) const {
     std::vector<Verdict> out;
@@ -99,7 +100,15 @@ class CriterionJudge {
     return v;
   }
 
-  static std::string probe_of(const std::string& metric) { return metric.substr(0, metric.find('.')); }
+  // The probe that owns a metric: its declaration's; else a measured sample's; else (unit tests
+  // of the judge without a catalogue, metrics no one produced) the part of its name before '.'.
+  std::string probe_of(const std::string& metric) const {
+    if (catalogue_)
+      if (const DeclaredMetric* d = catalogue_->find(metric)) return d->probe;
+    for (const auto& m : metrics_)
+      if (m.metric == metric && !m.probe.empty()) return m.probe;
+    return metric.substr(0, metric.find('.'));
+  }
 
   // Why the expected topology makes this criterion's metric required, or "" when it does not.
   std::string expected_requires(const Criterion& c, const std::string& metric) const {
@@ -411,6 +420,7 @@ class CriterionJudge {
 
   const Facts& facts_;
   const std::vector<Metric>& metrics_;
+  const MetricCatalogue* catalogue_;
 };
 
 // A probe that failed on a host fails that host, whatever the criteria say; one that broke
@@ -439,15 +449,20 @@ std::vector<Verdict> probe_verdicts(const std::vector<ProbeSummary>& probes) {
 
 }  // namespace
 
-Judgement judge(const JournalData& journal, const CriteriaSet& criteria) {
+Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const MetricCatalogue* catalogue) {
   Judgement j;
-  j.metrics = aggregate(journal.samples);
+  j.metrics = aggregate(journal.samples, catalogue);
   const auto fabric = judging::add_fabric_metrics(j.metrics);  // p2p culprit analysis (fabric_analysis.hpp)
+  // The culprit analysis derives metrics of its own; they are declared like measured ones.
+  if (catalogue)
+    for (auto& m : j.metrics)
+      if (m.probe.empty())
+        if (const DeclaredMetric* d = catalogue->find(m.metric)) m.probe = d->probe, m.better = d->decl.better;
   j.probes = judging::summarize_probes(journal);
   const Facts facts = judging::gather_facts(journal, j.probes);
 
   j.verdicts = probe_verdicts(j.probes);
-  const CriterionJudge cj(facts, j.metrics);
+  const CriterionJudge cj(facts, j.metrics, catalogue);
   for (const auto& c : criteria.criteria) {
     auto vs = cj.judge(c);
     j.verdicts.insert(j.verdicts.end(), vs.begin(), vs.end());

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "probes/declare.hpp"
 #include "probes/journal.hpp"
 #include "suites/criteria.hpp"
 #include "suites/verdict.hpp"
@@ -14,9 +15,11 @@ namespace ga {
 // Samples aggregated per (metric, place, params): the median is the value judged.
 struct Metric {
   std::string metric;
+  std::string probe;                    // the declaring probe (else the samples' probe)
   std::string place;
   nlohmann::json params = nlohmann::json::object();
-  std::string unit;
+  std::string unit;                     // the declared unit (else the samples')
+  Better better = Better::none;         // the declared direction
   std::optional<double> value;          // median of the samples
   std::optional<double> min, max;
   std::optional<std::string> text;      // text metrics: the most frequent observed text
@@ -59,7 +62,11 @@ struct Judgement {
   Summary summary;
 };
 
-std::vector<Metric> aggregate(const std::vector<Sample>& samples);
-Judgement judge(const JournalData& journal, const CriteriaSet& criteria);
+// With a catalogue (the live run and `gpuaccept judge` pass the build's: catalogue_of in
+// probes/probe.hpp), a metric's unit, direction and owning probe come from its declaration; a
+// sample that disagrees with the declared unit is noted on the metric. Without one (unit tests
+// of the judge on made-up metrics) they come from the samples.
+std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCatalogue* catalogue = nullptr);
+Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const MetricCatalogue* catalogue = nullptr);
 
 }  // namespace ga

@@ -81,6 +81,7 @@ Suite parse_suite(const std::string& text, const std::string& source) {
   std::set<std::string> seen;
   for (const auto& p : probes) {
     SuiteProbe sp;
+    sp.line = line_of(p);
     if (p.IsScalar()) {
       sp.name = p.as<std::string>();
     } else if (p.IsMap()) {
@@ -94,6 +95,7 @@ Suite parse_suite(const std::string& text, const std::string& source) {
       if (p["params"]) {
         if (!p["params"].IsMap()) throw SuiteError(source, line_of(p["params"]), "params must be a mapping");
         sp.params = to_json(p["params"]);
+        for (const auto& kv : p["params"]) sp.param_lines[kv.first.as<std::string>()] = line_of(kv.first);
       }
     } else {
       throw SuiteError(source, line_of(p), "a probe entry is a name or a mapping with name and params");
@@ -141,6 +143,7 @@ void apply_override(Suite& s, const std::string& a) {
   for (auto& p : s.probes)
     if (p.name == probe) {
       p.params[key] = scalar_json(value);
+      p.param_lines.erase(key);  // from the command line now, not the file
       found = true;
     }
   if (!found) throw SuiteError("--set", 0, "probe \"" + probe + "\" is not in suite " + s.name);

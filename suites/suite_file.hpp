@@ -1,6 +1,7 @@
 // Suites say what to run: which probes, in which order, with which parameters.
 // Built-in suites ship inside the binary (suites/data/suite-*.yaml); a path names a file.
 #pragma once
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@ namespace ga {
 struct SuiteProbe {
   std::string name;
   nlohmann::json params = nlohmann::json::object();
+  int line = 0;                              // of the probe's entry in the suite file
+  std::map<std::string, int> param_lines;    // key -> its line in the file; absent: set by --set
 };
 
 struct Suite {

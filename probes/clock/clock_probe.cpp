@@ -110,7 +110,7 @@ class ClockProbe final : public Probe {
     i.caveat =
         "offsets are bounded by half the MPI round trip; PTP-grade (sub-microsecond) agreement cannot be shown "
         "this way";
-    i.declared_metrics = {
+    i.metrics = {
         {"clock.offset", unit::seconds, Better::lower,
          "the host clock's offset from the cluster's median clock (signed; params give its interval)"},
         {"clock.offset_abs", unit::seconds, Better::lower,
@@ -128,7 +128,6 @@ class ClockProbe final : public Probe {
         {"clock.rtc_local_tz", unit::boolean, Better::lower, "the hardware clock keeps local time instead of UTC"},
         {"clock.timezone", unit::text, Better::none, "the host's time zone"},
     };
-    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
     i.params = {
         {"exchanges", ParamType::integer, kExchanges, 1, {}, {},
          "ping-pong exchanges per host and round (at least 4 are made); the lowest round trips are kept"},

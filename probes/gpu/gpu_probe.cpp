@@ -140,7 +140,7 @@ class GpuProbe final : public Probe {
     i.needs = {true, false, false};
     i.caveat = "not yet validated on a GPU host: every path runs here only against fake libraries";
     // Per GPU at HOST/gpu:N; the P2P matrix at the pair of GPUs; the drivers at HOST.
-    i.declared_metrics = {
+    i.metrics = {
         {"gpu.model", unit::text, Better::none, "the GPU's name as CUDA reports it (params: PCI bus id, CUDA ordinal)"},
         {"gpu.memory_total", unit::bytes, Better::none, "the GPU's memory"},
         {"gpu.memory_free", unit::bytes, Better::higher, "the GPU's free memory before the probe's buffers"},
@@ -196,7 +196,6 @@ class GpuProbe final : public Probe {
         {"gpu.cuda_driver", unit::text, Better::none, "the CUDA driver API version (params: library)"},
         {"gpu.nvidia_driver", unit::text, Better::none, "the NVIDIA driver version (NVML)"},
     };
-    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
     i.params = param_decls();
     return i;
   }

@@ -156,7 +156,7 @@ class NcclProbe final : public Probe {
     i.caveat = "not yet validated on a GPU host: the data path runs here only against a fake one-rank NCCL";
     // Sweep lines (probes/harness/sweep.cpp line_samples) at HOST (intra-host) or cluster, with
     // params {scope, ranks, rail, nvls, algo, proto, collective, size, in_place ...}.
-    i.declared_metrics = {
+    i.metrics = {
         {"nccl.init_time", unit::seconds, Better::lower, "ncclCommInitRank time of one GPU in one scope (place its GPU)"},
         {"nccl.init_time_slowest", unit::seconds, Better::lower, "the slowest GPU's ncclCommInitRank time in one scope"},
         {"nccl.time", unit::seconds, Better::lower, "time of one operation of a sweep line, the slowest rank's"},
@@ -173,7 +173,6 @@ class NcclProbe final : public Probe {
         {"nccl.version", unit::text, Better::none, "the NCCL version loaded (params: library)"},
         {"nccl.env", unit::text, Better::none, "every NCCL_* variable of the environment, or \"none\" (params: vars)"},
     };
-    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
     i.params = param_decls();
     return i;
   }

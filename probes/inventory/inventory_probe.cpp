@@ -58,7 +58,7 @@ class InventoryProbe final : public Probe {
     i.name = "inventory";
     i.summary = "hostname, kernel, CPU, cores, memory, stack versions, GPUs and RDMA devices per host";
     // One set per host, from its first rank; the judge holds each host against the majority.
-    i.declared_metrics = {
+    i.metrics = {
         {"inventory.kernel", unit::text, Better::none, "kernel release (uname -r)"},
         {"inventory.cpu_model", unit::text, Better::none, "CPU model name from /proc/cpuinfo"},
         {"inventory.cores", unit::count, Better::none, "CPU cores of the host, as the topology counts them"},
@@ -69,7 +69,6 @@ class InventoryProbe final : public Probe {
          "version of one part of the stack as found at run time, \"none\" when absent; suffix: mpi, hwloc, "
          "cuda_driver, cuda_runtime, nccl, libibverbs"},
     };
-    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
     return i;  // no parameters
   }
 

@@ -86,14 +86,13 @@ class MpiCollProbe final : public Probe {
         "MPI collectives on host memory swept over sizes (nccl-tests style): time, algbw, busbw and a data "
         "check per line";
     // One set per line of the sweep (probes/harness/sweep.cpp line_samples), place cluster.
-    i.declared_metrics = {
+    i.metrics = {
         {"mpi-coll.time", unit::seconds, Better::lower, "time of one operation of a line, the slowest rank's"},
         {"mpi-coll.algbw", unit::bytes_per_second, Better::higher, "algorithm bandwidth of a line: size over time"},
         {"mpi-coll.busbw", unit::bytes_per_second, Better::higher,
          "bus bandwidth of a line: algbw times the collective's factor (nccl-tests' busbw)"},
         {"mpi-coll.wrong", unit::count, Better::lower, "output elements of a line that differ from the expected, all ranks"},
     };
-    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
     i.params = param_decls();
     return i;
   }

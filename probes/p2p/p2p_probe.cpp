@@ -74,7 +74,7 @@ class P2pProbe final : public Probe {
         "of every host pair, round-robin schedule, second pass on suspects";
     // Samples at the pair (params direction, size, pass, path[, rail]); then what the judge
     // derives from them (suites/fabric_analysis.cpp), which is this probe's too.
-    i.declared_metrics = {
+    i.metrics = {
         {"p2p.latency_p50", unit::seconds, Better::lower, "median one-way latency of one direction of a pair"},
         {"p2p.latency_p99", unit::seconds, Better::lower, "99th percentile one-way latency of one direction of a pair"},
         {"p2p.latency_max", unit::seconds, Better::lower, "the longest one-way latency of one direction of a pair"},
@@ -95,7 +95,6 @@ class P2pProbe final : public Probe {
          "the cluster's reference bandwidth: the median over endpoints of their best sending and receiving pairs"},
         {"p2p.unreachable_fraction", "", Better::lower, "share of endpoints that completed no pair at all (0 to 1)"},
     };
-    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
     i.params = p2p::p2p_param_decls();
     return i;
   }

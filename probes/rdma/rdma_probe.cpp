@@ -102,7 +102,7 @@ class RdmaProbe final : public Probe {
     i.needs = {false, true, false};
     i.caveat = kCaveat;
     // Port facts at HOST/nic:DEV (port 1) or HOST/nic:DEV:PORT; traffic at the pair of ports.
-    i.declared_metrics = {
+    i.metrics = {
         {"rdma.port_active", unit::boolean, Better::higher, "the port's state is ACTIVE"},
         {"rdma.state", unit::text, Better::none, "the port's logical state (ACTIVE, DOWN, INIT ...)"},
         {"rdma.phys_state", unit::text, Better::none, "the port's physical state (LinkUp, Disabled, Polling ...)"},
@@ -124,7 +124,6 @@ class RdmaProbe final : public Probe {
         {"rdma.write_lat_p99", unit::seconds, Better::lower, "RC RDMA write one-way latency, 99th percentile"},
         {"rdma.write_bw", unit::bytes_per_second, Better::higher, "RC RDMA write bandwidth of one direction of a port pair"},
     };
-    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
     const rdma::TrafficConfig t;
     const pairs::ScheduleOptions so;
     i.params = {

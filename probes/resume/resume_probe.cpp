@@ -234,7 +234,7 @@ class ResumeProbe final : public Probe {
       i.caveat = "the job's state lives in host memory; resume-gpu runs it in GPU memory with NCCL";
     }
     // Every sample goes to place cluster, from rank 0.
-    i.declared_metrics = {
+    i.metrics = {
         {m_("identical"), unit::boolean, Better::higher,
          "every worker's final state after the kill and the restart equals the uninterrupted run's, byte for byte"},
         {m_("loss_identical"), unit::boolean, Better::higher,
@@ -252,7 +252,6 @@ class ResumeProbe final : public Probe {
         {m_("wall_interrupted"), unit::seconds, Better::lower, "wall time of the run up to the kill, slowest worker"},
         {m_("wall_restart"), unit::seconds, Better::lower, "wall time of the restarted run, slowest worker"},
     };
-    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
     const ResumeParams d;
     i.params = {
         {"steps", ParamType::integer, d.job.steps, 2, {}, {}, "steps of the job"},

@@ -175,7 +175,7 @@ class StorageProbe final : public Probe {
     i.caveat =
         "hosts that share one kernel (fake hosts, one machine) share its page cache and filesystem: there, the "
         "visibility test proves the bookkeeping, not the coherence of a network filesystem";
-    i.declared_metrics = {
+    i.metrics = {
         {"storage.write_bw", unit::bytes_per_second, Better::higher,
          "every rank writing a checkpoint-sized file at once, with fsync: bytes over the slowest rank's time (host, cluster)"},
         {"storage.read_bw", unit::bytes_per_second, Better::higher,
@@ -190,7 +190,6 @@ class StorageProbe final : public Probe {
         {"storage.free_inodes_ratio", unit::count, Better::higher,
          "free inodes over what keep_checkpoints checkpoints of every rank need (1 = just enough)"},
     };
-    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
     const StorageParams d;
     i.params = {
         {"file_mib", ParamType::number, double(d.file_bytes >> 20), {}, {}, {},

@@ -20,7 +20,7 @@ class TopologyProbe final : public Probe {
         "classes, GPU link islands; compared across hosts and with --expect-topology";
     // One per feature of topology/features.cpp, with the unit it gives the feature. Facts to
     // hold against the other hosts and the expected topology, so no direction, but a NIC's rate.
-    i.declared_metrics = {
+    i.metrics = {
         {"topology.numa_count", unit::count, Better::none, "NUMA nodes of the host"},
         {"topology.package_count", unit::count, Better::none, "CPU packages (sockets); absent when the source does not say"},
         {"topology.core_count", unit::count, Better::none, "CPU cores; absent when the source does not say"},
@@ -39,7 +39,6 @@ class TopologyProbe final : public Probe {
         {"topology.nic_kind", unit::text, Better::none, "kind of one NIC: infiniband, roce, ethernet-rdma, efa, slingshot or unknown"},
         {"topology.nic_rate_gbps", "Gb/s", Better::higher, "link rate of one NIC as the topology source states it"},
     };
-    for (const auto& m : i.declared_metrics) i.metrics.push_back(m.id);
     return i;  // no parameters
   }
 

@@ -23,4 +23,47 @@ printf '<topology>\n<object type="Machine">\n' >"$GA_TMP/torn.xml"
 "$GA_BIN" topo --input "$GA_TMP/torn.xml" >"$GA_TMP/o" 2>&1; check "torn hwloc XML: exit 2" [ $? -eq 2 ]
 check "the message names the file" grep -q "torn.xml" "$GA_TMP/o"
 ga_mpirun 1 run --probe-timeout zero >"$GA_TMP/o" 2>&1; check "bad --probe-timeout: exit 2" [ $? -eq 2 ]
+
+# Declared metrics and parameters: a typo is refused before anything runs, naming what is wrong.
+ga_mpirun 2 run --suite quick --set hostmem.arary_mib=16 --out "$GA_TMP/r2" >"$GA_TMP/o" 2>&1
+check "--set with an unknown key: exit 2" [ $? -eq 2 ]
+check "the message names the key and the probe's known keys" \
+  grep -q "hostmem.arary_mib: unknown parameter (hostmem takes: array_mib, iterations)" "$GA_TMP/o"
+check "no run directory was created for it" test ! -e "$GA_TMP/r2"
+ga_mpirun 1 run --suite quick --set hostmem.array_mib=0 >"$GA_TMP/o" 2>&1
+check "--set out of range: exit 2 naming the range" \
+  bash -c '[ $0 -eq 2 ] && grep -q "hostmem.array_mib: must be a whole number >= 1, got 0" "$1"' $? "$GA_TMP/o"
+cat >"$GA_TMP/suite-typo.yaml" <<'YAML'
+schema_version: 1
+name: typo
+description: a misspelt parameter
+probes:
+  - name: hostmem
+    params:
+      iterations: 2
+      arary_mib: 16
+YAML
+ga_mpirun 1 run --suite "$GA_TMP/suite-typo.yaml" >"$GA_TMP/o" 2>&1
+check "suite file with an unknown key: exit 2 naming file and line 8" \
+  bash -c '[ $0 -eq 2 ] && grep -q "suite-typo.yaml:8: hostmem.arary_mib: unknown parameter" "$1"' $? "$GA_TMP/o"
+cat >"$GA_TMP/undeclared.yaml" <<'YAML'
+schema_version: 1
+criteria:
+  - name: a
+    metric: hostmem.triad_bw
+    compare: ">="
+    value: 1
+  - name: b
+    metric: hostmem.triad_bww
+    compare: ">="
+    value: 1
+YAML
+ga_mpirun 2 run --criteria "$GA_TMP/undeclared.yaml" --out "$GA_TMP/r3" >"$GA_TMP/o" 2>&1
+check "criteria on an undeclared metric: exit 2" [ $? -eq 2 ]
+check "the message names line 7, the metric and the nearest declared one" \
+  grep -q "undeclared.yaml:7: criterion b: metric hostmem.triad_bww is declared by no probe; did you mean hostmem.triad_bw" "$GA_TMP/o"
+ga_mpirun 2 run --suite quick --out "$GA_TMP/r4" >/dev/null 2>&1
+"$GA_BIN" judge "$GA_TMP/r4" --criteria "$GA_TMP/undeclared.yaml" >"$GA_TMP/o" 2>&1
+check "judge --criteria on an undeclared metric: exit 2 naming line 7" \
+  bash -c '[ $0 -eq 2 ] && grep -q "undeclared.yaml:7:" "$1"' $? "$GA_TMP/o"
 finish

@@ -35,7 +35,7 @@ done
 expect_help "run --help" run --help -- --suite --criteria --expect-topology --out --shared-dir --probe-timeout --set
 expect_help "judge --help" judge --help -- DIR --criteria
 expect_help "topo --help" topo --help -- --input --json
-expect_help "list --help" list --help -- "gpuaccept list"
+expect_help "list --help" list --help -- "gpuaccept list" --metrics --params
 expect_help "help judge" help judge -- DIR --criteria
 expect_help "--suite x --help is run's" --suite quick --help -- --probe-timeout
 
@@ -44,7 +44,7 @@ expect_usage "unknown flag to run" "--bogus" run --bogus
 expect_usage "unknown flag, no command" "--bogus" --bogus
 expect_usage "unknown flag to judge" "--bogus" judge "$GA_TMP" --bogus
 expect_usage "unknown flag to topo" "--frob" topo --frob
-expect_usage "unknown flag to list" "--metrics" list --metrics
+expect_usage "unknown flag to list" "--bogus" list --bogus
 expect_usage "an argument list does not take" "\"extra\"" list extra
 expect_usage "unknown command" "frobnicate" frobnicate
 expect_usage "missing value of --suite" "--suite needs a value" run --suite

@@ -38,7 +38,7 @@ std::vector<const Probe*> builtin(ProbeRegistry& reg) {
 }
 
 const MetricDecl* declaration(const ProbeInfo& info, const std::string& id) {
-  for (const auto& d : info.declared_metrics)
+  for (const auto& d : info.metrics)
     if (declares(d, id)) return &d;
   return nullptr;
 }
@@ -64,9 +64,9 @@ TEST(ProbeDeclarations, EveryProbeDeclaresMetricsWithUnitDirectionAndSummary) {
   for (const Probe* p : probes) {
     const ProbeInfo i = p->info();
     SCOPED_TRACE(i.name);
-    EXPECT_FALSE(i.declared_metrics.empty());
+    EXPECT_FALSE(i.metrics.empty());
     std::set<std::string> ids;
-    for (const auto& m : i.declared_metrics) {
+    for (const auto& m : i.metrics) {
       EXPECT_TRUE(ids.insert(m.id).second) << "declared twice: " << m.id;
       // The judge takes a metric's probe from its prefix.
       EXPECT_EQ(m.id.rfind(i.name + ".", 0), 0u) << m.id;
@@ -78,10 +78,6 @@ TEST(ProbeDeclarations, EveryProbeDeclaresMetricsWithUnitDirectionAndSummary) {
       EXPECT_EQ(m.summary.find('\n'), std::string::npos) << m.id << ": one line";
       if (m.unit == unit::text) EXPECT_EQ(m.better, Better::none) << m.id << ": text has no direction";
     }
-    // The old list of names is the declared ids, in order, until it is removed.
-    std::vector<std::string> declared;
-    for (const auto& m : i.declared_metrics) declared.push_back(m.id);
-    EXPECT_EQ(i.metrics, declared);
   }
 }
 
@@ -275,7 +271,7 @@ TEST(ProbeSamplesAreDeclared, Inventory) {
   ASSERT_EQ(one.run("inventory", out).status, ProbeStatus::ok);
   const auto seen = expect_declared("inventory", out.s);
   // Everything but the memory size (absent where /proc/meminfo is) is always emitted.
-  for (const auto& d : info_of("inventory").declared_metrics)
+  for (const auto& d : info_of("inventory").metrics)
     if (d.id != "inventory.memory_bytes") EXPECT_TRUE(seen.count(d.id)) << d.id << " declared, never emitted";
 }
 
@@ -316,8 +312,8 @@ TEST(ProbeSamplesAreDeclared, TopologyEveryFeatureAndNothingElse) {
   ASSERT_EQ(one.run("topology", out).status, ProbeStatus::ok);
   const auto seen = expect_declared("topology", out.s);
   // Fixed names, one declaration per feature: each declared feature shows up on a full host.
-  for (const auto& d : info_of("topology").declared_metrics) EXPECT_TRUE(seen.count(d.id)) << d.id << " declared, never emitted";
-  for (const auto& d : info_of("topology").declared_metrics) EXPECT_EQ(d.id.find('*'), std::string::npos) << d.id;
+  for (const auto& d : info_of("topology").metrics) EXPECT_TRUE(seen.count(d.id)) << d.id << " declared, never emitted";
+  for (const auto& d : info_of("topology").metrics) EXPECT_EQ(d.id.find('*'), std::string::npos) << d.id;
 }
 
 TEST(ProbeSamplesAreDeclared, Hostmem) {

@@ -1,0 +1,40 @@
+// The generated tables in docs/ are what the declarations say: a probe that declares a new
+// metric or parameter without scripts/gen-docs.sh leaves the docs wrong, and this fails.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "app/commands.hpp"
+
+namespace ga {
+namespace {
+
+// The text between a file's <!-- generated: NAME --> markers (without the surrounding newlines).
+std::string generated(const std::string& doc, const std::string& name) {
+  std::ifstream in(std::string(GA_TEST_DATA_DIR) + "/../../docs/" + doc);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str(), begin = "<!-- generated: " + name + " -->\n",
+                    end = "\n<!-- end generated: " + name + " -->";
+  const auto b = text.find(begin), e = text.find(end);
+  if (b == std::string::npos || e == std::string::npos || e < b) return "(no markers in docs/" + doc + ")";
+  return text.substr(b + begin.size(), e - b - begin.size());
+}
+
+TEST(DeclaredDocs, CriteriaMetricTableIsTheDeclarations) {
+  std::string want = app::metrics_table();
+  want.pop_back();  // the table's last newline is the marker's
+  EXPECT_EQ(generated("criteria.md", "gpuaccept list --metrics"), want)
+      << "docs/criteria.md is out of date: run scripts/gen-docs.sh";
+}
+
+TEST(DeclaredDocs, ParameterTableIsTheDeclarations) {
+  std::string want = app::params_table();
+  want.pop_back();
+  EXPECT_EQ(generated("parameters.md", "gpuaccept list --params"), want)
+      << "docs/parameters.md is out of date: run scripts/gen-docs.sh";
+}
+
+}  // namespace
+}  // namespace ga
