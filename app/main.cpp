@@ -1,17 +1,19 @@
 // gpuaccept: one MPI binary from probe to judged, topology-annotated report.
-#include <cstring>
 #include <iostream>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "probes/resume/worker.hpp"
+#include "probes/probe.hpp"
 
 int main(int argc, char** argv) {
   using namespace ga::app;
-  // Hidden: a worker of the resume probe, started by a gpuaccept rank; not an MPI program, and
-  // not a command of the command line below (its arguments are the worker's own).
-  if (argc > 1 && !std::strcmp(argv[1], ga::resume::kWorkerCommand))
-    return ga::resume::resume_worker_main(argc - 1, argv + 1);
+  // Hidden: a probe's helper command (the resume probe's worker), started by a gpuaccept rank;
+  // not an MPI program, and not a command of the command line below (its arguments are its own).
+  if (argc > 1) {
+    ga::ProbeRegistry reg;
+    ga::register_builtin_probes(reg);
+    if (const auto helper = reg.find_helper(argv[1])) return helper->main(argc - 1, argv + 1);
+  }
   const CommandLine cl = parse_command_line(argc, argv);
   switch (cl.action) {
     case CommandLine::Action::help: std::cout << cl.text; return ga::kExitPass;

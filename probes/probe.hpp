@@ -68,12 +68,21 @@ struct ProbeContext {
   }
 };
 
+// A hidden command of the gpuaccept binary that a probe starts as a child process of its own
+// (the resume probe's worker): `gpuaccept NAME ARGS...`, not an MPI program, not in --help.
+// Declared by the probe, so app/ finds it through the registry and names no probe folder.
+struct HelperCommand {
+  std::string name;
+  int (*main)(int argc, char** argv) = nullptr;  // argv[0] is NAME
+};
+
 class Probe {
  public:
   virtual ~Probe() = default;
   virtual ProbeInfo info() const = 0;
   // Collective over ctx.comm: every rank calls it. Emits samples; returns this rank's outcome.
   virtual Outcome run(ProbeContext& ctx, SampleSink& out) = 0;
+  virtual std::vector<HelperCommand> helper_commands() const { return {}; }
 };
 
 class ProbeRegistry {
@@ -81,6 +90,9 @@ class ProbeRegistry {
   void add(std::unique_ptr<Probe> p);  // throws std::logic_error on a duplicate name
   Probe* find(const std::string& name) const;
   std::vector<const Probe*> all() const;
+  // The helper command of that name, from whichever probe declares it (several probes may
+  // share one: resume and resume-gpu start the same worker); nullopt when none does.
+  std::optional<HelperCommand> find_helper(const std::string& name) const;
  private:
   std::map<std::string, std::unique_ptr<Probe>> probes_;
 };

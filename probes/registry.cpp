@@ -21,6 +21,13 @@ std::vector<const Probe*> ProbeRegistry::all() const {
   return out;
 }
 
+std::optional<HelperCommand> ProbeRegistry::find_helper(const std::string& name) const {
+  for (const auto& [_, p] : probes_)
+    for (const auto& h : p->helper_commands())
+      if (h.name == name) return h;
+  return std::nullopt;
+}
+
 MetricCatalogue catalogue_of(const ProbeRegistry& reg) {
   MetricCatalogue c;
   for (const auto* p : reg.all()) {

@@ -26,9 +26,9 @@
 #include "probes/resume/damage.hpp"
 #include "probes/resume/relay.hpp"
 #include "probes/resume/worker.hpp"
-#include "probes/storage/file_io.hpp"
+#include "base/file_io.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
+#include "base/units.hpp"
 
 namespace ga {
 namespace {
@@ -167,7 +167,7 @@ std::vector<RankReport> run_attempt(ProbeContext& ctx, const ResumeParams& p, co
   if (res.end == RelayEnd::failed) {
     // The worker's own words are in its log; the last line says what went wrong.
     try {
-      const auto bytes = storage::read_whole_file(log);
+      const auto bytes = base::read_whole_file(log);
       std::string text(bytes.begin(), bytes.end());
       while (!text.empty() && text.back() == '\n') text.pop_back();
       const auto nl = text.rfind('\n');
@@ -216,6 +216,9 @@ std::optional<Outcome> gpu_blocker(const ProbeContext& ctx, const ResumeParams& 
 class ResumeProbe final : public Probe {
  public:
   explicit ResumeProbe(bool gpu) : gpu_(gpu), m_{gpu ? "resume-gpu." : "resume."} {}
+
+  // The worker processes this probe starts run `gpuaccept resume-worker ...`.
+  std::vector<HelperCommand> helper_commands() const override { return {{kWorkerCommand, &resume_worker_main}}; }
 
   ProbeInfo info() const override {
     ProbeInfo i;
@@ -295,7 +298,7 @@ class ResumeProbe final : public Probe {
     }
     std::string base;
     if (ctx.rank == 0) {
-      base = (fs::path(ctx.shared_dir) / storage::unique_dir_name(gpu_ ? "resume-gpu" : "resume")).string();
+      base = (fs::path(ctx.shared_dir) / base::unique_dir_name(gpu_ ? "resume-gpu" : "resume")).string();
       fs::create_directories(base);
     }
     base = ctx.comm.broadcast(base, 0);
@@ -386,7 +389,7 @@ class ResumeProbe final : public Probe {
         const auto want = encode_shard(p.job, w, p.job.steps, states[static_cast<std::size_t>(w)]);
         std::vector<unsigned char> got;
         try {
-          got = storage::read_whole_file(final_path(baseline_dir, w));
+          got = base::read_whole_file(final_path(baseline_dir, w));
         } catch (const std::exception&) {
         }
         if (got != want) differ_ref.push_back(w);
@@ -401,9 +404,9 @@ class ResumeProbe final : public Probe {
     // Loss logs: after the resume point against the uninterrupted run, and before the kill too.
     std::vector<unsigned char> ref, before, after;
     try {
-      ref = storage::read_whole_file(losses_path(baseline_dir, "baseline"));
-      before = storage::read_whole_file(losses_path(resumed_dir, "first"));
-      after = storage::read_whole_file(losses_path(resumed_dir, "restart"));
+      ref = base::read_whole_file(losses_path(baseline_dir, "baseline"));
+      before = base::read_whole_file(losses_path(resumed_dir, "first"));
+      after = base::read_whole_file(losses_path(resumed_dir, "restart"));
     } catch (const std::exception&) {
     }
     const auto c_after = compare_losses(ref, after, resumed_from + 1, p.job.steps);
@@ -428,7 +431,7 @@ class ResumeProbe final : public Probe {
     // Where the restart began, and what it had to skip to get there.
     nlohmann::json choice;
     try {
-      const auto bytes = storage::read_whole_file(choice_path(resumed_dir, "restart", 0));
+      const auto bytes = base::read_whole_file(choice_path(resumed_dir, "restart", 0));
       choice = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
     } catch (const std::exception&) {
       choice = {{"skipped", nlohmann::json::array()}};
