@@ -8,25 +8,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/file_io.hpp"
 #include "topology/topology.hpp"
 
 namespace ga {
 
 namespace {
-
-void write_all(int fd, const std::string& s, const std::string& path) {
-  const char* p = s.data();
-  std::size_t left = s.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-}
 
 std::vector<RankRef> rank_refs(const nlohmann::json& a) {
   std::vector<RankRef> out;
@@ -45,7 +32,7 @@ ProbeRecord* find_open_probe(JournalData& d, const std::string& name) {
 
 JournalWriter::JournalWriter(const std::string& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error("cannot open journal " + path + ": " + std::strerror(errno));
+  if (fd_ < 0) throw std::runtime_error("cannot open journal " + path + ": " + base::errno_text(errno));
 }
 
 JournalWriter::~JournalWriter() {
@@ -55,11 +42,12 @@ JournalWriter::~JournalWriter() {
   }
 }
 
-void JournalWriter::append(const nlohmann::json& record) { write_all(fd_, record.dump() + "\n", path_); }
-
-void JournalWriter::flush() {
-  if (::fsync(fd_) != 0) throw std::runtime_error("cannot fsync " + path_ + ": " + std::strerror(errno));
+void JournalWriter::append(const nlohmann::json& record) {
+  const std::string line = record.dump() + "\n";
+  base::write_all(fd_, line.data(), line.size(), path_);
 }
+
+void JournalWriter::flush() { base::fsync_or_throw(fd_, path_); }
 
 void append_record_once(const std::string& path, const nlohmann::json& record) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "topology/units.hpp"
+#include "base/units.hpp"
 
 namespace ga {
 

@@ -13,7 +13,7 @@ struct Sample {
   std::string metric;                   // "<probe>.<name>", e.g. "hostmem.triad_bw"
   std::optional<double> value;          // numeric samples
   std::optional<std::string> text;      // facts: versions, model names, path classes
-  std::string unit;                     // see topology/units.hpp
+  std::string unit;                     // see base/units.hpp
   nlohmann::json params = nlohmann::json::object();  // e.g. {"size": 4194304, "direction": "a->b"}
   int rank = 0;
   int iter = 0;

@@ -8,8 +8,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "base/natural_order.hpp"
 #include "reports/report.hpp"
-#include "topology/natural_order.hpp"
 #include "topology/place.hpp"
 
 namespace ga {

@@ -49,11 +49,10 @@ std::string report_to_html(const Report&);
 // JUnit XML for CI dashboards: a testsuite per probe, a testcase per verdict.
 std::string report_to_junit(const Report&);
 
-// A value in human units for reports: 451.2 GB/s, 1.25 ms, 0.93 us, 80 GiB.
-std::string format_quantity(double value, const std::string& unit);
+// Values print through base::format_quantity (base/quantity.hpp), as the judge's reasons do.
 
 // Writes report.json, report.md, report.html and report.junit.xml into dir (each atomically:
-// temp file + fsync + rename).
+// temp file + fsync + rename + fsync of the directory, base/file_io.hpp).
 void write_report_files(const Report&, const std::string& dir);
 
 }  // namespace ga

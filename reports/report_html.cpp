@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "base/quantity.hpp"
 #include "reports/html_internal.hpp"
 #include "reports/report.hpp"
 #include "reports/text_format.hpp"
@@ -325,7 +326,7 @@ struct Page {
       chip(t, to_string(p.status));
       out += "<td class=\"n\">";
       for (const auto& rec : r.journal->probes)
-        if (rec.name == p.name && rec.ended) e(format_quantity(rec.elapsed_s, "s"));
+        if (rec.name == p.name && rec.ended) e(base::format_quantity(rec.elapsed_s, "s"));
       out += "<td>";
       e(p.reason);
       out += "\n";
@@ -344,7 +345,7 @@ struct Page {
     for (std::size_t i = 0; i < h->numa_nodes.size(); ++i) {
       const auto& n = h->numa_nodes[i];
       s += std::string(i ? ";" : "") + " " + std::to_string(n.os_index);
-      if (!n.cpuset.empty()) s += " (CPUs " + n.cpuset + (n.memory_bytes ? ", " + format_quantity(double(*n.memory_bytes), "B") : "") + ")";
+      if (!n.cpuset.empty()) s += " (CPUs " + n.cpuset + (n.memory_bytes ? ", " + base::format_quantity(double(*n.memory_bytes), "B") : "") + ")";
     }
     s += h->numa_nodes.empty() ? " none" : "";
     s += " · GPUs:";
@@ -486,7 +487,7 @@ struct Page {
     kv("ended", string_or(run, "ended", "(not recorded)"));
     if (run.contains("suite") && run["suite"].is_object()) kv("suite", string_or(run["suite"], "name", "(unnamed)"));
     if (run.contains("probe_timeout_s") && run["probe_timeout_s"].is_number())
-      kv("probe deadline", format_quantity(run["probe_timeout_s"].get<double>(), "s"));
+      kv("probe deadline", base::format_quantity(run["probe_timeout_s"].get<double>(), "s"));
     if (run.contains("slurm") && run["slurm"].is_object())
       kv("Slurm job", string_or(run["slurm"], "job_id", "(no id)"));
     if (run.contains("versions") && run["versions"].is_object())

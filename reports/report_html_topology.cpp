@@ -10,6 +10,7 @@
 #include <set>
 #include <string_view>
 
+#include "base/quantity.hpp"
 #include "reports/html_internal.hpp"
 #include "reports/text_format.hpp"
 #include "topology/place.hpp"
@@ -136,8 +137,8 @@ HostBox host_box(std::size_t i, const Report& r) {
       g.head = g.place;
       if (!n.cpuset.empty()) g.head += "\nCPUs " + n.cpuset;
       if (n.memory_bytes) {
-        g.head += "\nmemory " + format_quantity(double(*n.memory_bytes), "B");
-        g.label += " · " + format_quantity(double(*n.memory_bytes), "B");
+        g.head += "\nmemory " + base::format_quantity(double(*n.memory_bytes), "B");
+        g.label += " · " + base::format_quantity(double(*n.memory_bytes), "B");
       }
       numa_group[n.os_index] = b.groups.size();
       drawn.insert(g.place);

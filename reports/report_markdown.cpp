@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/quantity.hpp"
 #include "reports/report.hpp"
 #include "reports/text_format.hpp"
 
@@ -129,7 +130,7 @@ void topology_brief(std::string& md, const topo::HostTopology* h) {
     md += std::string(i ? ";" : "") + " " + std::to_string(n.os_index);
     std::vector<std::string> parts;
     if (!n.cpuset.empty()) parts.push_back("CPUs " + n.cpuset);
-    if (n.memory_bytes) parts.push_back(format_quantity(double(*n.memory_bytes), "B"));
+    if (n.memory_bytes) parts.push_back(base::format_quantity(double(*n.memory_bytes), "B"));
     if (!parts.empty()) md += " (" + parts[0] + (parts.size() > 1 ? ", " + parts[1] : "") + ")";
   }
   md += h->numa_nodes.empty() ? " none\n" : "\n";

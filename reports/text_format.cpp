@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "base/quantity.hpp"
 #include "reports/report.hpp"
 
 namespace ga::report_text {
@@ -13,7 +14,7 @@ namespace {
 using nlohmann::json;
 
 std::string scalar(const json& v, const std::string& unit) {
-  if (v.is_number()) return format_quantity(v.get<double>(), unit);
+  if (v.is_number()) return base::format_quantity(v.get<double>(), unit);
   if (v.is_string()) return "\"" + v.get<std::string>() + "\"";
   if (v.is_null()) return "—";
   return v.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -51,7 +52,7 @@ std::string bound_text(const json& b, const std::string& unit) {
 
 std::string quantity(const std::optional<double>& v, const std::optional<std::string>& text,
                      const std::string& unit) {
-  if (v) return format_quantity(*v, unit);
+  if (v) return base::format_quantity(*v, unit);
   if (text) return *text;
   return "—";
 }

@@ -14,7 +14,7 @@
 namespace ga::report_text {
 
 // The judge's resolved bounds as a phrase: ">= 4 TB/s", "between 1 us and 2.5 ms",
-// "within 10 % of median 100 GB/s (90 GB/s to 110 GB/s)". "—" when there are none.
+// "within 10% of median 100 GB/s (90 GB/s to 110 GB/s)". "—" when there are none.
 std::string bound_text(const nlohmann::json& bounds, const std::string& unit);
 // A value, or the observed text of a text metric, or "—".
 std::string quantity(const std::optional<double>& v, const std::optional<std::string>& text, const std::string& unit);

@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "base/quantity.hpp"
 #include "suites/judge_parts.hpp"
 #include "topology/place.hpp"
 
@@ -305,12 +306,12 @@ void analyze_intra(const Group& g, Out& out) {
 
 // What a link's ends explain is infinite when an end completed nothing: say so in words.
 std::string explained_text(double v, const std::string& unit) {
-  return std::isfinite(v) && v > 0 ? format_value(v, unit) : "nothing (an end completed no measurement)";
+  return std::isfinite(v) && v > 0 ? base::format_quantity(v, unit) : "nothing (an end completed no measurement)";
 }
 
 std::string value_of(const FabricEvidence& ev, const FabricObservation& o) {
   if (!o.why.empty()) return "did not complete (" + o.why + ")";
-  return format_value(o.value, ev.unit);
+  return base::format_quantity(o.value, ev.unit);
 }
 
 }  // namespace
@@ -367,8 +368,8 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
       shown.push_back((retest ? "re-test " : "") + o.src + "->" + o.dst + " " + value_of(ev, o));
     }
     const std::string against = link ? "what its ends explain, " + explained_text(base, ev.unit) + " (cluster median " +
-                                           format_value(ev.reference, ev.unit) + ")"
-                                     : "the cluster median " + format_value(ev.reference, ev.unit);
+                                           base::format_quantity(ev.reference, ev.unit) + ")"
+                                     : "the cluster median " + base::format_quantity(ev.reference, ev.unit);
     const std::string list = "evidence against " + against + ": " + list_text(shown, 6);
     if (v.status == VerdictStatus::pass) {
       if (slow_first > 0 && retests > 0 && slow_retests < retests)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "base/quantity.hpp"
 #include "suites/fabric_analysis.hpp"
 #include "suites/judge_parts.hpp"
 #include "topology/place.hpp"
@@ -16,8 +17,6 @@ namespace {
 
 using judging::BoundResolver;
 using judging::Facts;
-using judging::format_number;
-using judging::format_value;
 using judging::Resolved;
 
 // Numbers equal within one part in 1e9 count as equal, and bounds get the same slack, so a
@@ -38,14 +37,14 @@ bool where_matches(const nlohmann::json& where, const nlohmann::json& params) {
 }
 
 std::string value_text(const Metric& m) {
-  if (m.value) return format_value(*m.value, m.unit);
+  if (m.value) return base::format_quantity(*m.value, m.unit);
   return "\"" + m.text.value_or("") + "\"";
 }
 
 // How far v is from a reference, as people say it: "41.4% below".
 std::string percent_off(double v, double ref, const char* below, const char* above) {
   if (ref == 0) return v < ref ? below : above;
-  return format_number(std::fabs(v - ref) / std::fabs(ref) * 100) + "% " + (v < ref ? below : above);
+  return base::format_number(std::fabs(v - ref) / std::fabs(ref) * 100) + "% " + (v < ref ? below : above);
 }
 
 class CriterionJudge {
@@ -406,7 +405,7 @@ class CriterionJudge {
     const double off = med == 0 ? (x == 0 ? 0 : INFINITY) : std::fabs(x - med) / std::fabs(med) * 100;
     const bool ok = off <= c.pct + c.pct * kRelTolerance;
     v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
-    const std::string allowed = " (allowed " + format_number(c.pct) + "%, over " +
+    const std::string allowed = " (allowed " + base::format_number(c.pct) + "%, over " +
                                 std::to_string(r.selected().size()) + " " + judging::plural_of_kind(m.place) + ")";
     if (med == 0)
       v.reason = m.metric + " " + value_text(m) + (ok ? " equals" : " differs from") + " the cluster median 0";
@@ -414,7 +413,7 @@ class CriterionJudge {
       v.reason = m.metric + " " + value_text(m) + " is the cluster median" + allowed;
     else
       v.reason = m.metric + " " + value_text(m) + " is " + percent_off(x, med, "below", "above") +
-                 " the cluster median " + format_value(med, m.unit) + allowed;
+                 " the cluster median " + base::format_quantity(med, m.unit) + allowed;
     return v;
   }
 

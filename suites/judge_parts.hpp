@@ -18,14 +18,6 @@ namespace ga::judging {
 // gpu:3 < gpu:10; `cluster` sorts before every host.
 bool place_less(const std::string& a, const std::string& b);
 
-// "20.5 GB/s", "3.2 ms", "512 GiB", "8": three significant digits, in the unit people read.
-std::string format_value(double v, const std::string& unit);
-std::string format_number(double v);  // three significant digits, no exponent for ordinary sizes
-
-// Factor that turns a value in `from` into `to` (Gb/s -> B/s: 1.25e8); nullopt when the two
-// measure different things. Equal or empty units give 1.
-std::optional<double> unit_factor(const std::string& from, const std::string& to);
-
 double median(std::vector<double> v);
 
 // "n1, n2, n3" or "n1, n2, n3 and 5 more": lists in reasons stay one line.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "base/quantity.hpp"
 #include "suites/judge_parts.hpp"
 #include "topology/place.hpp"
 
@@ -55,7 +56,7 @@ std::string plural_of_kind(const std::string& p) {
 namespace {
 
 std::string fraction_of(double fraction, const std::string& what) {
-  return fraction == 1.0 ? what : format_number(fraction) + " x " + what;
+  return fraction == 1.0 ? what : base::format_number(fraction) + " x " + what;
 }
 
 Resolved unusable(VerdictStatus s, std::string why) {
@@ -68,15 +69,15 @@ Resolved unusable(VerdictStatus s, std::string why) {
 // Scales a reference quantity into the bound, converting units (a NIC rate in Gb/s against
 // a bandwidth in B/s) so that criteria can be written in the units vendors quote.
 Resolved scaled(const Bound& b, double ref, const std::string& ref_unit, const Metric& m, const std::string& name) {
-  auto factor = unit_factor(ref_unit, m.unit);
+  auto factor = base::unit_factor(ref_unit, m.unit);
   if (!factor)
     return unusable(VerdictStatus::tool_error,
                     "cannot compare " + m.metric + " in " + m.unit + " with " + name + " in " + ref_unit);
   Resolved r;
   r.reference = ref * *factor;
   r.number = *r.reference * b.fraction;
-  r.said = fraction_of(b.fraction, name + " " + format_value(ref, ref_unit));
-  if (b.fraction != 1.0) r.said += " = " + format_value(*r.number, m.unit);
+  r.said = fraction_of(b.fraction, name + " " + base::format_quantity(ref, ref_unit));
+  if (b.fraction != 1.0) r.said += " = " + base::format_quantity(*r.number, m.unit);
   return r;
 }
 
@@ -139,7 +140,7 @@ Resolved BoundResolver::resolve(const Bound& b, const Metric& m) const {
     Resolved r;
     r.number = b.number;
     r.text = b.text;
-    r.said = b.number ? format_value(*b.number, m.unit) : "\"" + b.text.value_or("") + "\"";
+    r.said = b.number ? base::format_quantity(*b.number, m.unit) : "\"" + b.text.value_or("") + "\"";
     return r;
   }
   if (b.of == "median") {
@@ -147,8 +148,8 @@ Resolved BoundResolver::resolve(const Bound& b, const Metric& m) const {
     Resolved r;
     r.reference = median_;
     r.number = *median_ * b.fraction;
-    r.said = fraction_of(b.fraction, "the cluster median " + format_value(*median_, m.unit));
-    if (b.fraction != 1.0) r.said += " = " + format_value(*r.number, m.unit);
+    r.said = fraction_of(b.fraction, "the cluster median " + base::format_quantity(*median_, m.unit));
+    if (b.fraction != 1.0) r.said += " = " + base::format_quantity(*r.number, m.unit);
     return r;
   }
   if (b.of == "majority") return majority(b, m);
@@ -172,7 +173,7 @@ Resolved BoundResolver::majority(const Bound& b, const Metric& m) const {
     const double v = *vt.best_number;
     r.reference = v;
     r.number = v * b.fraction;
-    r.said = fraction_of(b.fraction, "the majority " + format_value(v, m.unit)) + " (" + count + ")";
+    r.said = fraction_of(b.fraction, "the majority " + base::format_quantity(v, m.unit)) + " (" + count + ")";
   } else {
     if (b.fraction != 1.0)
       return unusable(VerdictStatus::tool_error, "a fraction of the majority of a text metric means nothing");

@@ -4,6 +4,7 @@
 #include <regex>
 #include <sstream>
 
+#include "base/text.hpp"
 #include "topology/loaders_internal.hpp"
 
 namespace ga::topo {
@@ -46,7 +47,7 @@ Format detect_format(const std::string& content, const std::string& name) {
   if (starts_like_xml(content)) {
     auto root = first_xml_element(content);
     if (!root) throw TopologyError(name, 0, "XML without a root element");
-    int line = detail::line_of_offset(content, root->second);
+    int line = base::line_of_offset(content, root->second);
     if (root->first == "topology") return Format::hwloc_xml;
     if (root->first == "system") return Format::nccl_xml;
     if (root->first == "graphs" || root->first == "graph")

@@ -2,8 +2,8 @@
 // two hosts compare equal exactly when their topologies agree.
 #include <algorithm>
 
+#include "base/units.hpp"
 #include "topology/topology.hpp"
-#include "topology/units.hpp"
 
 namespace ga::topo {
 namespace {

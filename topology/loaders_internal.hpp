@@ -19,7 +19,4 @@ HostTopology discover_hwloc_live(const std::string& hostname, PciPaths& paths);
 std::string gpu_model_from_pci(unsigned vendor, unsigned device);
 std::string vendor_name(unsigned pci_vendor);
 
-// 1-based line of byte `offset` in `content`, for error messages.
-int line_of_offset(const std::string& content, std::size_t offset);
-
 }  // namespace ga::topo::detail

@@ -7,6 +7,7 @@
 
 #include <pugixml.hpp>
 
+#include "base/text.hpp"
 #include "topology/loaders_internal.hpp"
 #include "topology/pci_path_internal.hpp"
 
@@ -64,7 +65,7 @@ class Walker {
   std::vector<PendingNic> nics;
 
  private:
-  int line(const pugi::xml_node& n) const { return line_of_offset(content_, std::size_t(n.offset_debug())); }
+  int line(const pugi::xml_node& n) const { return base::line_of_offset(content_, std::size_t(n.offset_debug())); }
 
   void children(const pugi::xml_node& parent, const DeviceChain& chain) {
     for (auto n : parent.children()) {
@@ -147,7 +148,7 @@ HostTopology load_nccl_xml(const std::string& content, const std::string& name, 
   pugi::xml_document doc;
   auto res = doc.load_buffer(content.data(), content.size());
   if (!res)
-    throw TopologyError(name, line_of_offset(content, std::size_t(std::max<std::ptrdiff_t>(res.offset, 0))),
+    throw TopologyError(name, base::line_of_offset(content, std::size_t(std::max<std::ptrdiff_t>(res.offset, 0))),
                         std::string("XML: ") + res.description());
   auto sys = doc.document_element();
   std::string root = sys.name();

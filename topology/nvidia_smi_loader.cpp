@@ -26,8 +26,8 @@
 #include <set>
 #include <sstream>
 
+#include "base/text.hpp"
 #include "topology/loaders_internal.hpp"
-#include "topology/text.hpp"
 
 namespace ga::topo::detail {
 namespace {
@@ -55,7 +55,7 @@ std::string trimmed(const std::string& s) {
 // One line's cells. Tab layout keeps empty cells (they carry position); the diagonal's " X " and
 // any padding spaces are trimmed.
 std::vector<std::string> cells_of(const std::string& line, Layout layout) {
-  if (layout == Layout::words) return split_words(line);
+  if (layout == Layout::words) return base::split_words(line);
   std::vector<std::string> out;
   std::istringstream in(line);
   for (std::string c; std::getline(in, c, '\t');) out.push_back(trimmed(c));
@@ -88,7 +88,7 @@ Header tab_header(const std::string& line) {
 // Whitespace layout: the affinity headings are words to join back ("CPU" "Affinity").
 Header word_header(const std::string& line) {
   Header h;
-  auto words = split_words(line);
+  auto words = base::split_words(line);
   std::size_t k = 0;
   for (; k < words.size() && words[k] != "CPU" && words[k] != "NUMA" && words[k] != "GPU"; ++k)
     h.columns.push_back(words[k]);
@@ -129,7 +129,7 @@ std::optional<int> numa_node_of(const std::string& cell, const std::string& name
 // The matrix ends at the blank line before "Legend:" (all drivers), or at the legend itself when a
 // paste lost that blank line.
 bool ends_matrix(const std::string& line) {
-  auto words = split_words(line);
+  auto words = base::split_words(line);
   return words.empty() || words[0].rfind("Legend", 0) == 0;
 }
 
@@ -268,7 +268,7 @@ std::vector<GpuLink> links_of(const std::map<std::pair<int, int>, int>& nv) {
 HostTopology load_nvidia_smi(const std::string& content, const std::string& name, const std::string& hostname) {
   const auto lines = lines_of(content);
   auto hdr = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
-    auto w = split_words(l);
+    auto w = base::split_words(l);
     return !w.empty() && w[0] == "GPU0";
   });
   if (hdr == lines.end()) throw TopologyError(name, 0, "no nvidia-smi header line starting with GPU0");

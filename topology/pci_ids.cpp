@@ -42,11 +42,4 @@ std::string gpu_model_from_pci(unsigned vendor, unsigned device) {
   return buf;
 }
 
-int line_of_offset(const std::string& content, std::size_t offset) {
-  int line = 1;
-  for (std::size_t i = 0; i < offset && i < content.size(); ++i)
-    if (content[i] == '\n') ++line;
-  return line;
-}
-
 }  // namespace ga::topo::detail

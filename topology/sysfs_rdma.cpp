@@ -4,9 +4,9 @@
 #include <regex>
 #include <system_error>
 
+#include "base/sysfs_read.hpp"
 #include "topology/loaders_internal.hpp"
 #include "topology/pci_path_internal.hpp"
-#include "topology/sysfs_read.hpp"
 
 namespace ga::topo {
 namespace {

@@ -6,12 +6,12 @@
 #include <chrono>
 #include <thread>
 
+#include "base/units.hpp"
 #include "probes/clock/offset_math.hpp"
 #include "probes/clock/ping_pong.hpp"
 #include "probes/clock/witnesses.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
 
 namespace ga {
 namespace {

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <map>
 
-#include "topology/sysfs_read.hpp"
+#include "base/sysfs_read.hpp"
 
 namespace ga::gpu {
 

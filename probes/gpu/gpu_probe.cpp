@@ -25,7 +25,7 @@
 #include "probes/gpu/xid_log.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
+#include "base/units.hpp"
 
 namespace ga {
 namespace {

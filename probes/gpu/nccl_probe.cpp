@@ -24,7 +24,7 @@
 #include "probes/harness/sweep.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
+#include "base/units.hpp"
 
 extern char** environ;
 

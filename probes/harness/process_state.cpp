@@ -1,6 +1,6 @@
 #include "probes/harness/process_state.hpp"
 
-#include "topology/sysfs_read.hpp"
+#include "base/sysfs_read.hpp"
 
 namespace ga {
 

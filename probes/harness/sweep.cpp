@@ -5,8 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "base/units.hpp"
 #include "probes/probe.hpp"
-#include "topology/units.hpp"
 
 namespace ga::sweep {
 namespace {

@@ -7,10 +7,10 @@
 #include <memory>
 #include <sstream>
 
+#include "base/units.hpp"
 #include "probes/hostmem/triad_kernel.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
 
 namespace ga {
 namespace {

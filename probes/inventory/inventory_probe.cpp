@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/units.hpp"
 #include "probes/inventory/versions.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
 
 namespace ga {
 namespace {

@@ -5,11 +5,11 @@
 #include <set>
 #include <string>
 
+#include "base/units.hpp"
 #include "probes/harness/sweep.hpp"
 #include "probes/mpicoll/mpi_coll_backend.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
 
 namespace ga {
 namespace {

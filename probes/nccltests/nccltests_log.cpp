@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "topology/text.hpp"
+#include "base/text.hpp"
 
 namespace ga::nccltests {
 namespace {

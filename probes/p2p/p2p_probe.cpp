@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "base/units.hpp"
 #include "probes/harness/pair_schedule.hpp"
 #include "probes/p2p/latency_stats.hpp"
 #include "probes/p2p/p2p_params.hpp"
@@ -15,7 +16,6 @@
 #include "probes/p2p/retest_plan.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
 
 namespace ga {
 namespace {

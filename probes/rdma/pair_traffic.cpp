@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/units.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
 
 namespace ga::rdma {
 namespace {

@@ -6,8 +6,8 @@
 #include <regex>
 #include <system_error>
 
-#include "topology/natural_order.hpp"
-#include "topology/sysfs_read.hpp"
+#include "base/natural_order.hpp"
+#include "base/sysfs_read.hpp"
 
 namespace ga::rdma {
 namespace {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/units.hpp"
 #include "probes/harness/pair_schedule.hpp"
 #include "probes/probe.hpp"
 #include "probes/rdma/pair_traffic.hpp"
@@ -14,7 +15,6 @@
 #include "probes/rdma/rdma_probe.hpp"
 #include "probes/rdma/transport.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
 
 namespace ga {
 namespace {

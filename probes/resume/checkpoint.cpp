@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/storage/checksum.hpp"
-#include "probes/storage/file_io.hpp"
+#include "base/checksum.hpp"
+#include "base/file_io.hpp"
 
 namespace ga::resume {
 
@@ -61,7 +61,7 @@ std::vector<unsigned char> encode_shard(const JobConfig& c, int worker, int step
   put<std::uint64_t>(b, c.state_words);
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   b.insert(b.end(), p, p + s.size() * 8);
-  put<std::uint64_t>(b, storage::checksum_of(b.data(), b.size()));
+  put<std::uint64_t>(b, base::checksum_of(b.data(), b.size()));
   return b;
 }
 
@@ -78,10 +78,10 @@ ShardRead decode_shard(const std::vector<unsigned char>& b, const JobConfig& c, 
     return r;
   }
   const std::uint64_t trailer = get<std::uint64_t>(b.data() + want - 8);
-  const std::uint64_t actual = storage::checksum_of(b.data(), want - 8);
+  const std::uint64_t actual = base::checksum_of(b.data(), want - 8);
   if (trailer != actual) {
-    r.why = "shard of worker " + std::to_string(worker) + ": checksum " + storage::to_hex(actual) + " does not match the recorded " +
-            storage::to_hex(trailer) + " (corrupted)";
+    r.why = "shard of worker " + std::to_string(worker) + ": checksum " + base::to_hex(actual) + " does not match the recorded " +
+            base::to_hex(trailer) + " (corrupted)";
     return r;
   }
   const auto version = get<std::uint32_t>(b.data() + 8), w = get<std::uint32_t>(b.data() + 12), n = get<std::uint32_t>(b.data() + 16);
@@ -103,7 +103,7 @@ ShardRecord write_shard(const std::string& root, const JobConfig& c, int worker,
   std::error_code ec;
   fs::create_directories(step_dir(root, step), ec);  // every worker races to create it; EEXIST is fine
   const auto bytes = encode_shard(c, worker, step, s);
-  storage::write_file_atomic(shard_path(root, step, worker), bytes.data(), bytes.size());
+  base::write_file_atomic(shard_path(root, step, worker), bytes.data(), bytes.size());
   return {worker, bytes.size(), get<std::uint64_t>(bytes.data() + bytes.size() - 8)};
 }
 
@@ -112,9 +112,9 @@ std::string encode_manifest(const JobConfig& c, int step, const std::vector<Shar
   j["shards"] = nlohmann::json::array();
   for (const auto& s : shards)
     j["shards"].push_back({{"worker", s.worker}, {"file", fs::path(shard_path("", step, s.worker)).filename().string()},
-                           {"bytes", s.bytes}, {"checksum", storage::to_hex(s.checksum)}});
+                           {"bytes", s.bytes}, {"checksum", base::to_hex(s.checksum)}});
   const std::string body = j.dump();
-  return body + "\nchecksum " + storage::to_hex(storage::checksum_of(body.data(), body.size())) + "\n";
+  return body + "\nchecksum " + base::to_hex(base::checksum_of(body.data(), body.size())) + "\n";
 }
 
 std::optional<Manifest> decode_manifest(const std::string& text, const JobConfig& c, int step, std::string* why) {
@@ -126,9 +126,9 @@ std::optional<Manifest> decode_manifest(const std::string& text, const JobConfig
   if (nl == std::string::npos) return fail("no checksum line (torn)");
   const std::string body = text.substr(0, nl), rest = text.substr(nl + 1);
   std::uint64_t recorded = 0;
-  if (rest.size() != 26 || rest.rfind("checksum ", 0) != 0 || rest.back() != '\n' || !storage::from_hex(rest.substr(9, 16), recorded))
+  if (rest.size() != 26 || rest.rfind("checksum ", 0) != 0 || rest.back() != '\n' || !base::from_hex(rest.substr(9, 16), recorded))
     return fail("malformed checksum line (torn)");
-  if (storage::checksum_of(body.data(), body.size()) != recorded) return fail("checksum does not match its contents (corrupted)");
+  if (base::checksum_of(body.data(), body.size()) != recorded) return fail("checksum does not match its contents (corrupted)");
   Manifest m;
   try {
     const auto j = nlohmann::json::parse(body);
@@ -140,7 +140,7 @@ std::optional<Manifest> decode_manifest(const std::string& text, const JobConfig
       ShardRecord r;
       r.worker = s.at("worker").get<int>();
       r.bytes = s.at("bytes").get<std::uint64_t>();
-      if (!storage::from_hex(s.at("checksum").get<std::string>(), r.checksum)) return fail("bad checksum field");
+      if (!base::from_hex(s.at("checksum").get<std::string>(), r.checksum)) return fail("bad checksum field");
       m.shards.push_back(r);
     }
   } catch (const std::exception& e) {
@@ -157,21 +157,21 @@ std::optional<Manifest> decode_manifest(const std::string& text, const JobConfig
 
 void write_manifest(const std::string& root, const JobConfig& c, int step, const std::vector<ShardRecord>& shards) {
   const std::string text = encode_manifest(c, step, shards);
-  storage::write_file_atomic(manifest_path(root, step), text.data(), text.size());
+  base::write_file_atomic(manifest_path(root, step), text.data(), text.size());
 }
 
 CheckpointCheck verify_checkpoint(const std::string& root, const JobConfig& c, int step) {
   CheckpointCheck out;
   out.step = step;
   const std::string mpath = manifest_path(root, step);
-  if (!storage::file_exists(mpath)) {
+  if (!base::file_exists(mpath)) {
     out.why = "no manifest (incomplete: the job stopped before every shard was reported)";
     return out;
   }
   std::string why;
   std::optional<Manifest> m;
   try {
-    const auto raw = storage::read_whole_file(mpath);
+    const auto raw = base::read_whole_file(mpath);
     m = decode_manifest(std::string(raw.begin(), raw.end()), c, step, &why);
   } catch (const std::exception& e) {
     why = e.what();
@@ -183,7 +183,7 @@ CheckpointCheck verify_checkpoint(const std::string& root, const JobConfig& c, i
   for (const auto& rec : m->shards) {
     std::vector<unsigned char> bytes;
     try {
-      bytes = storage::read_whole_file(shard_path(root, step, rec.worker));
+      bytes = base::read_whole_file(shard_path(root, step, rec.worker));
     } catch (const std::exception& e) {
       out.why = e.what();
       return out;
@@ -195,7 +195,7 @@ CheckpointCheck verify_checkpoint(const std::string& root, const JobConfig& c, i
     }
     if (bytes.size() != rec.bytes || r.checksum != rec.checksum) {
       out.why = "shard of worker " + std::to_string(rec.worker) + " is intact but not the one the manifest lists (checksum " +
-                storage::to_hex(r.checksum) + ", manifest " + storage::to_hex(rec.checksum) + ")";
+                base::to_hex(r.checksum) + ", manifest " + base::to_hex(rec.checksum) + ")";
       return out;
     }
   }
@@ -227,7 +227,7 @@ ResumeChoice choose_resume(const std::string& root, const JobConfig& c) {
 
 State load_state(const std::string& root, const JobConfig& c, int worker, int step) {
   if (step == 0) return initial_state(c, worker);
-  const auto r = decode_shard(storage::read_whole_file(shard_path(root, step, worker)), c, worker, step);
+  const auto r = decode_shard(base::read_whole_file(shard_path(root, step, worker)), c, worker, step);
   if (!r.ok) throw std::runtime_error("checkpoint step " + std::to_string(step) + ": " + r.why);
   return r.state;
 }

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "probes/storage/file_io.hpp"
+#include "base/file_io.hpp"
 
 namespace ga::resume {
 
@@ -54,8 +54,8 @@ LossComparison compare_losses(const std::vector<unsigned char>& ref, const std::
 bool same_file_bytes(const std::string& a, const std::string& b, std::string* why) {
   std::vector<unsigned char> x, y;
   try {
-    x = storage::read_whole_file(a);
-    y = storage::read_whole_file(b);
+    x = base::read_whole_file(a);
+    y = base::read_whole_file(b);
   } catch (const std::exception& e) {
     if (why) *why = e.what();
     return false;

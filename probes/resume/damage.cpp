@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "base/file_io.hpp"
 #include "probes/resume/checkpoint.hpp"
-#include "probes/storage/file_io.hpp"
 
 namespace ga::resume {
 
@@ -33,7 +33,7 @@ std::string truncate_shard(const std::string& root, int step) {
   const std::string p = shard_path(root, step, 0);
   const auto size = fs::file_size(p);
   if (::truncate(p.c_str(), static_cast<off_t>(size / 2)) != 0)
-    throw std::runtime_error("cannot truncate " + p + ": " + storage::errno_text(errno));
+    throw std::runtime_error("cannot truncate " + p + ": " + base::errno_text(errno));
   return "truncated " + p + " from " + std::to_string(size) + " to " + std::to_string(size / 2) + " bytes";
 }
 
@@ -41,12 +41,12 @@ std::string flip_byte(const std::string& root, const JobConfig& c, int step) {
   const std::string p = shard_path(root, step, c.workers - 1);
   const auto size = fs::file_size(p);
   const off_t at = static_cast<off_t>(size / 2);
-  storage::UniqueFd fd = storage::open_or_throw(p, O_RDWR);
+  base::UniqueFd fd = base::open_or_throw(p, O_RDWR);
   unsigned char b = 0;
   if (::pread(fd.get(), &b, 1, at) != 1) throw std::runtime_error("cannot read " + p);
   b ^= 0x01;
   if (::pwrite(fd.get(), &b, 1, at) != 1) throw std::runtime_error("cannot write " + p);
-  storage::fsync_or_throw(fd.get(), p);
+  base::fsync_or_throw(fd.get(), p);
   return "flipped one bit of byte " + std::to_string(at) + " of " + p;
 }
 

@@ -2,11 +2,11 @@
 
 #include <stdexcept>
 
-#include "probes/storage/checksum.hpp"
+#include "base/checksum.hpp"
 
 namespace ga::resume {
 
-using storage::mix64;
+using base::mix64;
 
 void validate(const JobConfig& c) {
   auto bad = [](const std::string& what) { throw std::invalid_argument("resume job: " + what); };

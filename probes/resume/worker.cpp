@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/file_io.hpp"
 #include "probes/resume/checkpoint.hpp"
 #include "probes/resume/engine.hpp"
 #include "probes/resume/frame.hpp"
-#include "probes/storage/file_io.hpp"
 
 namespace ga::resume {
 
@@ -95,7 +95,7 @@ void write_choice(const WorkerArgs& a, const ResumeChoice& c) {
   nlohmann::json skipped = nlohmann::json::array();
   for (const auto& s : c.skipped) skipped.push_back({{"step", s.step}, {"why", s.why}});
   const std::string text = nlohmann::json{{"worker", a.worker}, {"step", c.step}, {"skipped", skipped}}.dump() + "\n";
-  storage::write_file_atomic(choice_path(a.out_dir, a.attempt, a.worker), text.data(), text.size());
+  base::write_file_atomic(choice_path(a.out_dir, a.attempt, a.worker), text.data(), text.size());
 }
 
 class HostEngine final : public Engine {
@@ -160,8 +160,8 @@ int run_worker(const WorkerArgs& a) {
   if (a.gpu) engine = make_gpu_engine({c, a.worker, a.gpu_slot, a.cuda_library, a.nccl_library}, state);
   else engine = make_host_engine(c, a.worker, std::move(state));
   // Worker 0 keeps the loss log: (step, loss bits) records, so two runs compare byte for byte.
-  storage::UniqueFd losses;
-  if (a.worker == 0) losses = storage::open_or_throw(losses_path(a.out_dir, a.attempt), O_WRONLY | O_CREAT | O_TRUNC);
+  base::UniqueFd losses;
+  if (a.worker == 0) losses = base::open_or_throw(losses_path(a.out_dir, a.attempt), O_WRONLY | O_CREAT | O_TRUNC);
 
   const std::uint64_t cw = engine->frame_words_of_contribution();
   Frame out;
@@ -200,7 +200,7 @@ int run_worker(const WorkerArgs& a) {
         write_manifest(a.ckpt_root, c, static_cast<int>(out.ckpt_step), reported);
       std::uint64_t rec[2] = {static_cast<std::uint64_t>(step), 0};
       std::memcpy(&rec[1], &r.loss, 8);
-      storage::write_all(losses.get(), rec, sizeof rec, losses_path(a.out_dir, a.attempt));
+      base::write_all(losses.get(), rec, sizeof rec, losses_path(a.out_dir, a.attempt));
     }
     engine->apply(step, r);
     out.ckpt_step = kNoCheckpoint;
@@ -212,8 +212,8 @@ int run_worker(const WorkerArgs& a) {
     }
   }
   const auto final_bytes = encode_shard(c, a.worker, c.steps, engine->snapshot());
-  storage::write_file_atomic(final_path(a.out_dir, a.worker), final_bytes.data(), final_bytes.size());
-  if (losses) storage::fsync_or_throw(losses.get(), losses_path(a.out_dir, a.attempt));
+  base::write_file_atomic(final_path(a.out_dir, a.worker), final_bytes.data(), final_bytes.size());
+  if (losses) base::fsync_or_throw(losses.get(), losses_path(a.out_dir, a.attempt));
   return kWorkerDone;
 }
 

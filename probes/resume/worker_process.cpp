@@ -40,8 +40,8 @@ WorkerProcess::WorkerProcess(const std::string& exe, const std::vector<std::stri
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     throw std::runtime_error(std::string("resume: socketpair failed: ") + std::strerror(errno));
-  sock_ = storage::UniqueFd(sv[0]);
-  storage::UniqueFd theirs(sv[1]);
+  sock_ = base::UniqueFd(sv[0]);
+  base::UniqueFd theirs(sv[1]);
 
   SpawnSetup s;
   posix_spawn_file_actions_addopen(&s.fa, 0, "/dev/null", O_RDONLY, 0);

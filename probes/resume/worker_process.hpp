@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/storage/file_io.hpp"
+#include "base/file_io.hpp"
 
 namespace ga::resume {
 
@@ -31,7 +31,7 @@ class WorkerProcess {
 
  private:
   pid_t pid_ = -1;
-  storage::UniqueFd sock_;
+  base::UniqueFd sock_;
   std::optional<int> status_;
 };
 

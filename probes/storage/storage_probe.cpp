@@ -14,12 +14,12 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/checksum.hpp"
+#include "base/file_io.hpp"
+#include "base/units.hpp"
 #include "probes/probe.hpp"
-#include "probes/storage/checksum.hpp"
-#include "probes/storage/file_io.hpp"
 #include "probes/storage/storage_plan.hpp"
 #include "topology/place.hpp"
-#include "topology/units.hpp"
 
 namespace ga {
 namespace {
@@ -64,7 +64,7 @@ StorageParams params_from(const nlohmann::json& p) {
 // The content of rank r's file: a deterministic stream, different per run and per rank, so
 // a stale file from an earlier run or another rank's file cannot pass the checksum.
 void fill_chunk(std::vector<std::uint64_t>& buf, std::uint64_t seed, std::uint64_t first_word) {
-  for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = storage::mix64(seed + first_word + i);
+  for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = base::mix64(seed + first_word + i);
 }
 
 std::string fmt_seconds(double s) {
@@ -77,16 +77,16 @@ std::string file_name(int rank) { return "ckpt-rank" + std::to_string(rank) + ".
 
 // Writes this rank's file with fsync; returns its checksum.
 std::uint64_t write_rank_file(const std::string& path, const StorageParams& p, std::uint64_t seed) {
-  storage::UniqueFd fd = storage::open_or_throw(path, O_WRONLY | O_CREAT | O_TRUNC);
+  base::UniqueFd fd = base::open_or_throw(path, O_WRONLY | O_CREAT | O_TRUNC);
   std::vector<std::uint64_t> buf(p.chunk_bytes / 8);
-  storage::Checksum sum;
+  base::Checksum sum;
   for (std::uint64_t off = 0; off < p.file_bytes; off += p.chunk_bytes) {
     const std::size_t n = static_cast<std::size_t>(std::min(p.chunk_bytes, p.file_bytes - off));
     fill_chunk(buf, seed, off / 8);
-    storage::write_all(fd.get(), buf.data(), n, path);
+    base::write_all(fd.get(), buf.data(), n, path);
     sum.update(buf.data(), n);
   }
-  storage::fsync_or_throw(fd.get(), path);
+  base::fsync_or_throw(fd.get(), path);
   // Written and durable: drop this host's cached copy, so nothing later on this host reads
   // it from memory by accident.
   ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
@@ -104,19 +104,19 @@ void read_partner_file(const std::string& path, std::uint64_t expect_sum, std::u
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (fd < 0) {
-    io.why_not = "cannot open " + path + " (written by rank " + std::to_string(io.read_from) + "): " + storage::errno_text(errno) +
+    io.why_not = "cannot open " + path + " (written by rank " + std::to_string(io.read_from) + "): " + base::errno_text(errno) +
                  " after waiting " + fmt_seconds(p.visibility_wait_s);
     return;
   }
-  storage::UniqueFd owned(fd);
+  base::UniqueFd owned(fd);
   // On a network filesystem this drops what this host may have cached; on fake hosts (one
   // kernel) it drops the writer's pages too, which the writer already did.
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   std::vector<unsigned char> buf(p.chunk_bytes);
-  storage::Checksum sum;
+  base::Checksum sum;
   const auto t0 = Clock::now();
   for (;;) {
-    const std::size_t got = storage::read_full(fd, buf.data(), buf.size(), path);
+    const std::size_t got = base::read_full(fd, buf.data(), buf.size(), path);
     sum.update(buf.data(), got);
     if (got < buf.size()) break;
   }
@@ -127,8 +127,8 @@ void read_partner_file(const std::string& path, std::uint64_t expect_sum, std::u
     return;
   }
   if (sum.value() != expect_sum) {
-    io.why_not = path + ": checksum " + storage::to_hex(sum.value()) + " differs from the one its writer (rank " +
-                 std::to_string(io.read_from) + ") computed, " + storage::to_hex(expect_sum);
+    io.why_not = path + ": checksum " + base::to_hex(sum.value()) + " differs from the one its writer (rank " +
+                 std::to_string(io.read_from) + ") computed, " + base::to_hex(expect_sum);
     return;
   }
   io.read_bytes = sum.bytes();
@@ -143,14 +143,14 @@ std::uint64_t metadata_test(const std::string& dir, int n) {
   for (int i = 0; i < n; ++i) names.push_back(dir + "/f" + std::to_string(i));
   for (const auto& f : names) {
     int fd = ::open(f.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) throw std::runtime_error("metadata test: cannot create " + f + ": " + storage::errno_text(errno));
+    if (fd < 0) throw std::runtime_error("metadata test: cannot create " + f + ": " + base::errno_text(errno));
     ::close(fd);
   }
   struct stat st;
   for (const auto& f : names)
-    if (::stat(f.c_str(), &st) != 0) throw std::runtime_error("metadata test: cannot stat " + f + ": " + storage::errno_text(errno));
+    if (::stat(f.c_str(), &st) != 0) throw std::runtime_error("metadata test: cannot stat " + f + ": " + base::errno_text(errno));
   for (const auto& f : names)
-    if (::unlink(f.c_str()) != 0) throw std::runtime_error("metadata test: cannot unlink " + f + ": " + storage::errno_text(errno));
+    if (::unlink(f.c_str()) != 0) throw std::runtime_error("metadata test: cannot unlink " + f + ": " + base::errno_text(errno));
   ::rmdir(dir.c_str());
   return 3ull * static_cast<std::uint64_t>(n);
 }
@@ -220,7 +220,7 @@ class StorageProbe final : public Probe {
     // directory is not shared: each host then works in its own copy, and the read-back names it).
     std::string dir;
     if (ctx.rank == 0) {
-      dir = (fs::path(ctx.shared_dir) / storage::unique_dir_name("storage")).string();
+      dir = (fs::path(ctx.shared_dir) / base::unique_dir_name("storage")).string();
       std::error_code ec;
       fs::create_directories(dir, ec);
       if (ec) io.error = "cannot create " + dir + ": " + ec.message();
@@ -238,7 +238,7 @@ class StorageProbe final : public Probe {
     if (ctx.local_rank == 0) emit_space(ctx, p, dir, out);
 
     // Concurrent checkpoint-sized writes.
-    const std::uint64_t seed = storage::mix64(std::hash<std::string>{}(dir)) ^ (static_cast<std::uint64_t>(ctx.rank) << 40);
+    const std::uint64_t seed = base::mix64(std::hash<std::string>{}(dir)) ^ (static_cast<std::uint64_t>(ctx.rank) << 40);
     const std::string mine = (fs::path(dir) / file_name(ctx.rank)).string();
     std::uint64_t my_sum = 0;
     ctx.comm.barrier();
@@ -253,7 +253,7 @@ class StorageProbe final : public Probe {
         io.error = e.what();
       }
     }
-    const auto sums = ctx.comm.allgather(storage::to_hex(my_sum) + (io.write_bytes ? "" : "!"));
+    const auto sums = ctx.comm.allgather(base::to_hex(my_sum) + (io.write_bytes ? "" : "!"));
 
     // Read back a file another host wrote.
     io.read_from = storage::partner_of(ctx.rank, ctx.rank_hosts);
@@ -263,7 +263,7 @@ class StorageProbe final : public Probe {
       io.why_not = "its writer, rank " + std::to_string(io.read_from) + ", could not write " + file_name(io.read_from);
     } else {
       std::uint64_t expect = 0;
-      storage::from_hex(theirs, expect);
+      base::from_hex(theirs, expect);
       const bool blind = !p.blind_host.empty() && p.blind_host == ctx.hostname;
       const std::string path = (fs::path(dir) / (blind ? "blind-test-hook" : "") / file_name(io.read_from)).string();
       try {

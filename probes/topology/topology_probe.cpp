@@ -2,10 +2,10 @@
 // NVLink islands) as samples, so the judge can hold every host against the majority and
 // against --expect-topology. Discovery itself runs in the harness before any probe, since
 // every other probe needs the topology.
+#include "base/units.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
 #include "topology/topology.hpp"
-#include "topology/units.hpp"
 
 namespace ga {
 namespace {

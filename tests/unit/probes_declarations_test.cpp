@@ -12,13 +12,13 @@
 #include <set>
 #include <sstream>
 
+#include "base/units.hpp"
 #include "probes/harness/sweep.hpp"
 #include "probes/p2p/p2p_params.hpp"
 #include "probes/probe.hpp"
 #include "probes/rdma/rdma_probe.hpp"
 #include "probes_gpu_fixture.hpp"
 #include "scratch_dir.hpp"
-#include "topology/units.hpp"
 
 namespace {
 

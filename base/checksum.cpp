@@ -1,8 +1,8 @@
-#include "probes/storage/checksum.hpp"
+#include "base/checksum.hpp"
 
 #include <cstring>
 
-namespace ga::storage {
+namespace ga::base {
 
 namespace {
 constexpr std::uint64_t kOdd = 0x9fb21c651e98df25ULL;
@@ -70,4 +70,4 @@ bool from_hex(const std::string& s, std::uint64_t& v) {
   return true;
 }
 
-}  // namespace ga::storage
+}  // namespace ga::base

@@ -1,4 +1,4 @@
-#include "topology/natural_order.hpp"
+#include "base/natural_order.hpp"
 
 namespace ga {
 

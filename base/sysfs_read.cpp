@@ -1,4 +1,4 @@
-#include "topology/sysfs_read.hpp"
+#include "base/sysfs_read.hpp"
 
 #include <cctype>
 #include <fstream>

@@ -1,4 +1,4 @@
-// A 64-bit streaming checksum for checkpoint-sized files, shared by storage and resume.
+// A 64-bit streaming checksum for checkpoint-sized files (the storage probe and the resume job).
 // Not cryptographic: it guards against torn writes, truncation and flipped bytes. Each 8-byte
 // word goes through a bijective mix, and each step of the running state is a bijection of
 // the state for a fixed word, so changing any single word always changes the result; the
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ga::storage {
+namespace ga::base {
 
 class Checksum {
  public:
@@ -36,4 +36,4 @@ inline std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-}  // namespace ga::storage
+}  // namespace ga::base
