@@ -6,7 +6,7 @@
 
 #include "app/host_identity.hpp"
 #include "app/run_support.hpp"
-#include "probes/inventory/versions.hpp"
+#include "probes/vendor/versions.hpp"
 #include "slurm/slurm_env.hpp"
 #include "topology/topology.hpp"
 

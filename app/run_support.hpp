@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
-#include "probes/harness/comm.hpp"
+#include "probes/comm.hpp"
 #include "probes/harness/phase_watch.hpp"
 #include "probes/journal.hpp"
 #include "probes/probe.hpp"

@@ -40,9 +40,3 @@ inline int line_of_offset(const std::string& content, std::size_t offset) {
 }
 
 }  // namespace ga::base
-
-// Transitional: probes/nccltests/nccltests_log.cpp, which another change is rewriting, still
-// calls ga::topo::split_words. Delete this once that call says ga::base::split_words.
-namespace ga::topo {
-using ga::base::split_words;
-}  // namespace ga::topo

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/declare.hpp"
-#include "probes/harness/comm.hpp"
+#include "probes/comm.hpp"
 #include "probes/outcome.hpp"
 #include "probes/sample.hpp"
 #include "topology/model.hpp"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "probes/clock/offset_math.hpp"
-#include "probes/harness/comm.hpp"
+#include "probes/comm.hpp"
 
 namespace ga::clock {
 

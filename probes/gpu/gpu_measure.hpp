@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "probes/gpu/cublas_api.hpp"
-#include "probes/gpu/cuda_driver.hpp"
+#include "probes/vendor/cublas_api.hpp"
+#include "probes/vendor/cuda_driver.hpp"
 
 namespace ga::gpu {
 

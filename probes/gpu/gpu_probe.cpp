@@ -15,13 +15,13 @@
 #include <cstdlib>
 #include <map>
 
-#include "probes/gpu/cublas_api.hpp"
-#include "probes/gpu/cuda_driver.hpp"
-#include "probes/gpu/gpu_assign.hpp"
+#include "probes/vendor/cublas_api.hpp"
+#include "probes/vendor/cuda_driver.hpp"
+#include "probes/devices/gpu_assign.hpp"
 #include "probes/gpu/gpu_measure.hpp"
-#include "probes/gpu/gpu_models.hpp"
-#include "probes/gpu/gpu_presence.hpp"
-#include "probes/gpu/nvml_api.hpp"
+#include "probes/devices/gpu_models.hpp"
+#include "probes/devices/gpu_presence.hpp"
+#include "probes/vendor/nvml_api.hpp"
 #include "probes/gpu/xid_log.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"

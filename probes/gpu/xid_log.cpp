@@ -7,7 +7,7 @@
 #include <cstring>
 #include <regex>
 
-#include "probes/gpu/cuda_driver.hpp"
+#include "probes/vendor/cuda_driver.hpp"
 
 namespace ga::gpu {
 

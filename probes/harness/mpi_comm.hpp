@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "probes/harness/comm.hpp"
+#include "probes/comm.hpp"
 
 namespace ga {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "probes/harness/comm.hpp"
+#include "probes/comm.hpp"
 
 namespace ga {
 namespace {

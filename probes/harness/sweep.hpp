@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/harness/comm.hpp"
+#include "probes/comm.hpp"
 #include "probes/sample.hpp"
 
 namespace ga {

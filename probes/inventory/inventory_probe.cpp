@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "base/units.hpp"
-#include "probes/inventory/versions.hpp"
+#include "probes/vendor/versions.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "probes/harness/comm.hpp"
+#include "probes/comm.hpp"
 #include "probes/rdma/transport.hpp"
 
 namespace ga::rdma {

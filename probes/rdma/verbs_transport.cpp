@@ -14,7 +14,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "probes/harness/dynlib.hpp"
+#include "probes/vendor/dynlib.hpp"
 #include "probes/rdma/transport.hpp"
 
 namespace ga::rdma {

@@ -7,9 +7,9 @@
 #include <memory>
 #include <stdexcept>
 
-#include "probes/gpu/cuda_driver.hpp"
-#include "probes/gpu/gpu_libraries.hpp"
-#include "probes/gpu/nccl_api.hpp"
+#include "probes/vendor/cuda_driver.hpp"
+#include "probes/vendor/gpu_libraries.hpp"
+#include "probes/vendor/nccl_api.hpp"
 #include "probes/resume/engine.hpp"
 
 namespace ga::resume {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/harness/comm.hpp"
+#include "probes/comm.hpp"
 #include "probes/resume/job.hpp"
 #include "probes/resume/worker_process.hpp"
 

@@ -16,9 +16,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "probes/gpu/gpu_libraries.hpp"
-#include "probes/gpu/gpu_presence.hpp"
-#include "probes/gpu/nccl_api.hpp"
+#include "probes/vendor/gpu_libraries.hpp"
+#include "probes/devices/gpu_presence.hpp"
+#include "probes/vendor/nccl_api.hpp"
 #include "probes/probe.hpp"
 #include "probes/resume/engine.hpp"
 #include "probes/resume/checkpoint.hpp"

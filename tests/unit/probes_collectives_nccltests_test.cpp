@@ -9,7 +9,7 @@
 #include <map>
 
 #include "probes/harness/sweep.hpp"
-#include "probes/nccltests/nccltests_log.hpp"
+#include "tests/support/nccltests_log.hpp"
 
 namespace {
 

@@ -1,9 +1,9 @@
 // Theoretical references, GPU assignment and XID parsing: pure functions of the gpu probe.
 #include <gtest/gtest.h>
 
-#include "probes/gpu/gpu_assign.hpp"
-#include "probes/gpu/gpu_models.hpp"
-#include "probes/gpu/nvml_api.hpp"
+#include "probes/devices/gpu_assign.hpp"
+#include "probes/devices/gpu_models.hpp"
+#include "probes/vendor/nvml_api.hpp"
 #include "probes/gpu/xid_log.hpp"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "probes/gpu/gpu_libraries.hpp"
-#include "probes/gpu/gpu_presence.hpp"
+#include "probes/vendor/gpu_libraries.hpp"
+#include "probes/devices/gpu_presence.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "probes/gpu/nccl_backend.hpp"
+#include "probes/nccl/nccl_backend.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/harness/dynlib.hpp"
+#include "probes/vendor/dynlib.hpp"
 
 namespace ga::gpu {
 

@@ -1,4 +1,4 @@
-#include "probes/gpu/cublas_api.hpp"
+#include "probes/vendor/cublas_api.hpp"
 
 #ifdef GA_HAVE_CUDA_HEADERS
 #include <cublas_api.h>

@@ -1,4 +1,4 @@
-#include "probes/gpu/gpu_presence.hpp"
+#include "probes/devices/gpu_presence.hpp"
 
 #include <algorithm>
 #include <filesystem>

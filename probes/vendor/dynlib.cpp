@@ -1,4 +1,4 @@
-#include "probes/harness/dynlib.hpp"
+#include "probes/vendor/dynlib.hpp"
 
 #include <dlfcn.h>
 #include <link.h>

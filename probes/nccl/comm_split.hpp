@@ -3,7 +3,7 @@
 #pragma once
 #include <memory>
 
-#include "probes/harness/comm.hpp"
+#include "probes/comm.hpp"
 
 namespace ga::gpu {
 

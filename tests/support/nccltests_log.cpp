@@ -1,4 +1,4 @@
-#include "probes/nccltests/nccltests_log.hpp"
+#include "tests/support/nccltests_log.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -61,7 +61,7 @@ Timing timing(const std::vector<std::string>& t, std::size_t at, int line, const
 std::optional<double> after_colon(const std::string& s) {
   const auto c = s.find(':');
   if (c == std::string::npos) return std::nullopt;
-  const auto toks = ga::topo::split_words(s.substr(c + 1));
+  const auto toks = ga::base::split_words(s.substr(c + 1));
   if (toks.empty()) return std::nullopt;
   try {
     return std::stod(toks[0]);
@@ -94,7 +94,7 @@ Log parse_log(const std::string& text) {
       std::smatch m;
       if (s.find("nThread") != std::string::npos) {
         saw_header = true;
-        const auto t = ga::topo::split_words(s);
+        const auto t = ga::base::split_words(s);
         for (std::size_t i = 0; i + 1 < t.size(); ++i) {
           if (t[i] == "nThread" && all_digits(t[i + 1])) log.n_threads = std::stoi(t[i + 1]);
           if (t[i] == "nGpus" && all_digits(t[i + 1])) log.n_gpus = std::stoi(t[i + 1]);
@@ -111,11 +111,11 @@ Log parse_log(const std::string& text) {
       continue;  // column headers, separators, comments
     }
     if (s.rfind("NCCL version", 0) == 0 || s.rfind("RCCL version", 0) == 0) {
-      const auto t = ga::topo::split_words(s);
+      const auto t = ga::base::split_words(s);
       if (t.size() >= 3) log.nccl_version = t[2];
       continue;
     }
-    const auto t = ga::topo::split_words(s);
+    const auto t = ga::base::split_words(s);
     if (t.empty() || !all_digits(t[0])) {  // Open MPI help aggregation, banners, warnings
       log.ignored.push_back(s);
       continue;

@@ -1,4 +1,4 @@
-#include "probes/gpu/nccl_api.hpp"
+#include "probes/vendor/nccl_api.hpp"
 
 #ifdef GA_HAVE_CUDA_HEADERS
 #include <nccl.h>

@@ -1,4 +1,4 @@
-#include "probes/gpu/nvml_api.hpp"
+#include "probes/vendor/nvml_api.hpp"
 
 namespace ga::gpu {
 

@@ -14,13 +14,13 @@
 #include <map>
 #include <set>
 
-#include "probes/gpu/comm_split.hpp"
-#include "probes/gpu/cuda_driver.hpp"
-#include "probes/gpu/gpu_assign.hpp"
-#include "probes/gpu/gpu_models.hpp"
-#include "probes/gpu/gpu_presence.hpp"
-#include "probes/gpu/nccl_api.hpp"
-#include "probes/gpu/nccl_backend.hpp"
+#include "probes/nccl/comm_split.hpp"
+#include "probes/vendor/cuda_driver.hpp"
+#include "probes/devices/gpu_assign.hpp"
+#include "probes/devices/gpu_models.hpp"
+#include "probes/devices/gpu_presence.hpp"
+#include "probes/vendor/nccl_api.hpp"
+#include "probes/nccl/nccl_backend.hpp"
 #include "probes/harness/sweep.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"

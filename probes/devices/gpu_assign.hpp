@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "probes/gpu/gpu_presence.hpp"
-#include "probes/harness/comm.hpp"
+#include "probes/devices/gpu_presence.hpp"
+#include "probes/comm.hpp"
 
 namespace ga::gpu {
 

@@ -1,4 +1,4 @@
-#include "probes/gpu/cuda_driver.hpp"
+#include "probes/vendor/cuda_driver.hpp"
 
 #include <algorithm>
 #include <cctype>

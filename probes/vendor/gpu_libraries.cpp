@@ -1,4 +1,4 @@
-#include "probes/gpu/gpu_libraries.hpp"
+#include "probes/vendor/gpu_libraries.hpp"
 
 #include <cstdlib>
 #include <stdexcept>

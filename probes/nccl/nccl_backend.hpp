@@ -7,8 +7,8 @@
 #include <memory>
 #include <optional>
 
-#include "probes/gpu/cuda_driver.hpp"
-#include "probes/gpu/nccl_api.hpp"
+#include "probes/vendor/cuda_driver.hpp"
+#include "probes/vendor/nccl_api.hpp"
 #include "probes/harness/sweep.hpp"
 
 namespace ga::gpu {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/gpu/cuda_driver.hpp"
-#include "probes/gpu/gpu_libraries.hpp"
+#include "probes/vendor/cuda_driver.hpp"
+#include "probes/vendor/gpu_libraries.hpp"
 #include "probes/outcome.hpp"
 #include "topology/model.hpp"
 

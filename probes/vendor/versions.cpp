@@ -1,4 +1,4 @@
-#include "probes/inventory/versions.hpp"
+#include "probes/vendor/versions.hpp"
 
 #include <hwloc.h>
 #ifdef GA_WITH_MPI
@@ -7,7 +7,7 @@
 
 #include <regex>
 
-#include "probes/harness/dynlib.hpp"
+#include "probes/vendor/dynlib.hpp"
 
 namespace ga {
 

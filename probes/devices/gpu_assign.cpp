@@ -1,4 +1,4 @@
-#include "probes/gpu/gpu_assign.hpp"
+#include "probes/devices/gpu_assign.hpp"
 
 #include <hwloc.h>
 

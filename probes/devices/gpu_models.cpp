@@ -1,4 +1,4 @@
-#include "probes/gpu/gpu_models.hpp"
+#include "probes/devices/gpu_models.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "probes/gpu/comm_split.hpp"
+#include "probes/nccl/comm_split.hpp"
 
 #include <stdexcept>
 
