@@ -366,4 +366,30 @@ SweepResult run_sweep(Comm& comm, Backend& be, const SweepConfig& cfg, SampleSin
   return res;
 }
 
+std::vector<ParamDecl> sweep_param_decls(const SweepConfig& d, const std::string& max_bytes_note) {
+  nlohmann::json colls = nlohmann::json::array();
+  for (auto c : d.collectives) colls.push_back(std::string(to_string(c)));
+  return {
+      {"min_bytes", ParamType::any, d.sizes.min_bytes, {}, {}, {},
+       "smallest size of the sweep (nccl-tests -b): bytes (>= 1), or a text such as \"64K\", \"16M\", \"1G\""},
+      {"max_bytes", ParamType::any, d.sizes.max_bytes, {}, {}, {},
+       "largest size of the sweep (nccl-tests -e): bytes, or a text such as \"64K\", \"16M\", \"1G\"" + max_bytes_note},
+      {"step_factor", ParamType::number, d.sizes.step_factor, {}, {}, {},
+       "each size is the previous one times this, above 1 (nccl-tests -f)"},
+      {"collectives", ParamType::list, colls, {}, {}, {},
+       "the collectives swept, a non-empty list of: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, "
+       "sendrecv"},
+      {"in_place", ParamType::boolean, d.in_place, {}, {}, {}, "measure every line in place"},
+      {"out_of_place", ParamType::boolean, d.out_of_place, {}, {}, {}, "measure every line out of place"},
+      {"check", ParamType::boolean, d.check, {}, {}, {}, "check the data of every line (nccl-tests -c)"},
+      {"warmup_iters", ParamType::integer, d.warmup_iters, 0, 1e9, {}, "warm-up operations per line (nccl-tests -w)"},
+      {"max_iters", ParamType::integer, d.max_iters, 1, 1e9, {},
+       "timed operations per line at most; fewer when the deadline is near (nccl-tests -n)"},
+      {"iters", ParamType::integer, nullptr, 1, 1e9, {}, "timed operations per line exactly (sets the least and the most)"},
+      {"root", ParamType::integer, d.root, 0, 1e9, {}, "root rank of broadcast and reduce (modulo the ranks)"},
+      {"time_across", ParamType::string, d.time_across == TimeAcrossRanks::max ? "max" : "avg", {}, {},
+       {"max", "avg"}, "a line's time: the slowest rank's (max) or the mean over ranks (avg, nccl-tests' default)"},
+  };
+}
+
 }  // namespace ga::sweep

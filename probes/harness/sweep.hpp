@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/comm.hpp"
+#include "probes/declare.hpp"
 #include "probes/sample.hpp"
 
 namespace ga {
@@ -150,6 +151,9 @@ struct SweepConfig {
 // max_iters, root, check, time_across ("max" | "avg"). Unknown keys are left to the probe.
 // Throws std::invalid_argument naming the bad key and value.
 SweepConfig sweep_config_from_params(const nlohmann::json& params, SweepConfig defaults);
+// The declarations of exactly those keys, with a probe's defaults (mpi-coll and nccl both
+// sweep; a note is appended to max_bytes' summary where the probe caps it further).
+std::vector<ParamDecl> sweep_param_decls(const SweepConfig& defaults, const std::string& max_bytes_note = "");
 
 struct LineResult {
   Line line;                   // rank/nranks as on the emitting rank
