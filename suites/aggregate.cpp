@@ -58,6 +58,18 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
     }
     if (!a.values.empty()) {
       m.value = judging::median(a.values);
+      // A declaration may say otherwise: a count of errors adds up, a worst case is the max.
+      if (decl) switch (decl->decl.combine) {
+          case Combine::median: break;
+          case Combine::min: m.value = *std::min_element(a.values.begin(), a.values.end()); break;
+          case Combine::max: m.value = *std::max_element(a.values.begin(), a.values.end()); break;
+          case Combine::sum: {
+            double total = 0;
+            for (double v : a.values) total += v;
+            m.value = total;
+            break;
+          }
+        }
       m.min = *std::min_element(a.values.begin(), a.values.end());
       m.max = *std::max_element(a.values.begin(), a.values.end());
     }
