@@ -1,9 +1,13 @@
 // report_scale: judging and writing the report of a large run, without the cluster.
-// Builds the journal a 1024-host x 8-GPU run would leave (topology per host, inventory,
-// topology features, hostmem per NUMA node, ~20 numeric samples per GPU), judges it with the
-// built-in criteria, writes report.json, report.md, report.html and report.junit.xml, and prints
-// wall time and peak RSS, for all four files together and for each text writer alone.
-// The targets (docs/measurements.md): under 10 s and 2 GiB on a 2-core machine.
+// Builds the journal a default run on N hosts x 8 GPUs would leave (--hosts N, 1024 unless
+// told): topology per host, inventory, topology features, hostmem per NUMA node, clock, storage,
+// 20 gpu metrics per GPU, nccl (set-up time per GPU and scope, an intra-host all_reduce sweep),
+// rdma (every port, and each port with the same port of the next host), and p2p as a bounded
+// round-robin run measures it (each host with 4 partners, h+1, h+2, h+4, h+8, plus one pair
+// inside each host, latency 8 B and bandwidth 4 MiB in both directions), each with the unit
+// its probe declares. Judges it with the built-in criteria, writes report.json, report.md,
+// report.html and report.junit.xml, and prints wall time and peak RSS, for all four files
+// together and for each text writer alone. Targets (docs/measurements.md).
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -102,7 +106,7 @@ ga::JournalData synthetic_journal(const Shape& s) {
                                {"cuda_driver", "12040"}, {"cuda_runtime", "12020"}, {"nccl", "2.21.5"},
                                {"libibverbs", "1.14.43"}}},
                  {"slurm", {{"job_id", "1"}}},
-                 {"suite", {{"name", "default"}, {"probes", {"inventory", "topology", "hostmem", "gpu"}}}},
+                 {"suite", {{"name", "default"}, {"probes", {"inventory", "topology", "clock", "hostmem", "storage", "gpu", "nccl", "p2p", "rdma"}}}},
                  {"probe_timeout_s", 300},
                  {"criteria", {{"source", "builtin"}, {"text", ga::builtin_criteria_text()}}}};
   j.criteria_source = "builtin";
@@ -123,18 +127,37 @@ ga::JournalData synthetic_journal(const Shape& s) {
     x.rank = rank;
     j.samples.push_back(std::move(x));
   };
-  static const char* kGpuMetrics[] = {"gpu.hbm_bw", "gpu.h2d_bw", "gpu.d2h_bw", "gpu.gemm_bf16", "gpu.gemm_fp32",
-                                      "gpu.sm_clock", "gpu.mem_clock", "gpu.temperature", "gpu.power",
-                                      "gpu.mem_total", "gpu.mem_free", "gpu.ecc_sbe", "gpu.ecc_dbe",
-                                      "gpu.pcie_gen", "gpu.pcie_width", "gpu.p2p_bw", "gpu.launch_lat",
-                                      "gpu.nvlink_bw", "gpu.retired_pages", "gpu.throttle"};
+  // 20 per GPU, as the gpu probe declares them (name, unit).
+  static const std::pair<const char*, const char*> kGpuMetrics[] = {
+      {"gpu.hbm_bw", "B/s"},           {"gpu.h2d_bw", "B/s"},                 {"gpu.d2h_bw", "B/s"},
+      {"gpu.gemm_flops", "FLOP/s"},    {"gpu.memory_total", "B"},             {"gpu.memory_free", "B"},
+      {"gpu.temperature", "degC"},     {"gpu.hbm_bw_of_theory", "%"},         {"gpu.h2d_bw_of_theory", "%"},
+      {"gpu.d2h_bw_of_theory", "%"},   {"gpu.gemm_of_theory", "%"},           {"gpu.pcie_gen_below_max", "count"},
+      {"gpu.pcie_width_below_max", "count"}, {"gpu.ecc_enabled", "bool"},     {"gpu.ecc_uncorrected_volatile", "count"},
+      {"gpu.remapped_rows_pending", "bool"}, {"gpu.remapped_rows_failure", "bool"}, {"gpu.nvlink_inactive", "count"},
+      {"gpu.xid_errors", "count"},     {"gpu.throttle_hw", "bool"}};
+  // Values that pass the built-in criteria, except one XID error on node0003/gpu:3, so the
+  // report has a failing host to show among the passing ones.
+  auto gpu_value = [](int m, int h, int g) -> double {
+    switch (m) {
+      case 4: return 1.5e11;
+      case 5: return 1.4e11;
+      case 6: return 60 + (h + g) % 5;
+      case 7: case 8: case 9: return 85 + (h + g) % 3;
+      case 10: return 75;
+      case 13: return 1;
+      case 18: return h == 2 && g == 3 ? 1 : 0;
+      case 11: case 12: case 14: case 15: case 16: case 17: case 19: return 0;
+      default: return jitter(1e9 * (m + 1), h, g + m);
+    }
+  };
   for (int h = 0; h < s.hosts; ++h) {
     const std::string host = host_name(h);
     const int rank0 = h * s.gpus;
     j.topology.hosts.push_back(host_topology(host, s));
     const auto& topo = j.topology.hosts.back();
     add("inventory", host, "inventory.cores", topo.cores, std::nullopt, "count", rank0);
-    add("inventory", host, "inventory.memory_bytes", jitter(2.2e12, h, 0), std::nullopt, "B", rank0);
+    add("inventory", host, "inventory.memory_bytes", 2.2e12 * (1.0 + 0.001 * ((h * 7) % 11 - 5)), std::nullopt, "B", rank0);
     add("inventory", host, "inventory.gpu_count", s.gpus, std::nullopt, "count", rank0);
     add("inventory", host, "inventory.rdma_device_count", s.nics, std::nullopt, "count", rank0);
     add("inventory", host, "inventory.kernel", std::nullopt, "5.15.0-105-generic", "text", rank0);
@@ -149,10 +172,112 @@ ga::JournalData synthetic_journal(const Shape& s) {
     add("hostmem", host, "hostmem.triad_bw_cross", jitter(1.1e11, h, 9), std::nullopt, "B/s", rank0);
     for (int g = 0; g < s.gpus; ++g)
       for (int m = 0; m < s.gpu_metrics; ++m)
-        add("gpu", ga::place::gpu(host, g), kGpuMetrics[m % 20], jitter(1e9 * (m + 1), h, g + m), std::nullopt,
-            m < 5 ? "B/s" : "count", rank0 + g);
+        add("gpu", ga::place::gpu(host, g), kGpuMetrics[m % 20].first, gpu_value(m % 20, h, g), std::nullopt,
+            kGpuMetrics[m % 20].second, rank0 + g);
+    // clock: one host's view of the cluster clock.
+    add("clock", host, "clock.offset", 1e-6 * ((h % 7) - 3), std::nullopt, "s", rank0);
+    add("clock", host, "clock.offset_abs", 1e-6 * (1 + h % 4), std::nullopt, "s", rank0);
+    add("clock", host, "clock.offset_uncertainty", 2e-6, std::nullopt, "s", rank0);
+    add("clock", host, "clock.drift_ppm", 0.1 * (h % 5), std::nullopt, "ppm", rank0);
+    add("clock", host, "clock.synchronized", 1, std::nullopt, "bool", rank0, {{"daemon", "chrony"}});
+    add("clock", host, "clock.kernel_synchronized", 1, std::nullopt, "bool", rank0);
+    add("clock", host, "clock.daemon", std::nullopt, "chrony", "text", rank0);
+    add("clock", host, "clock.timezone", std::nullopt, "UTC", "text", rank0);
+    // rdma: every port of the host, as port_inventory reports it.
+    for (int n = 0; n < s.nics; ++n) {
+      const std::string nic = ga::place::nic(host, "mlx5_" + std::to_string(n));
+      add("rdma", nic, "rdma.port_active", 1, std::nullopt, "bool", rank0);
+      add("rdma", nic, "rdma.state", std::nullopt, "ACTIVE", "text", rank0);
+      add("rdma", nic, "rdma.phys_state", std::nullopt, "LinkUp", "text", rank0);
+      add("rdma", nic, "rdma.rate_gbps", 400, std::nullopt, "Gb/s", rank0, {{"link_layer", "InfiniBand"}});
+      add("rdma", nic, "rdma.width", 4, std::nullopt, "count", rank0);
+      add("rdma", nic, "rdma.link_layer", std::nullopt, "InfiniBand", "text", rank0);
+      add("rdma", nic, "rdma.mtu", 4096, std::nullopt, "B", rank0);
+      add("rdma", nic, "rdma.is_vf", 0, std::nullopt, "bool", rank0);
+      add("rdma", nic, "rdma.fw", std::nullopt, "28.39.1002", "text", rank0);
+      add("rdma", nic, "rdma.numa_node", n * s.numa / s.nics, std::nullopt, "count", rank0);
+      for (const char* c : {"symbol_error", "link_downed", "port_rcv_errors", "link_error_recovery"})
+        add("rdma", nic, std::string("rdma.errors_delta.") + c, 0, std::nullopt, "count", rank0);
+    }
+    add("rdma", host, "rdma.data_path", std::nullopt, "verbs", "text", rank0);
+    // rdma pairs: each port with the same port of the next host, both directions.
+    if (s.hosts > 1)
+      for (int n = 0; n < s.nics; ++n) {
+        const std::string port = "mlx5_" + std::to_string(n);
+        const std::string a = ga::place::nic(host, port), b = ga::place::nic(host_name((h + 1) % s.hosts), port);
+        const std::string pair = ga::place::pair(a, b);
+        for (const auto& dir : {a + "->" + b, b + "->" + a}) {
+          json prm = {{"direction", dir}, {"transport", "verbs"}};
+          add("rdma", pair, "rdma.pair_ok", 1, std::nullopt, "bool", rank0, prm);
+          add("rdma", pair, "rdma.write_bw", jitter(4.8e10, h, n), std::nullopt, "B/s", rank0, prm);
+          add("rdma", pair, "rdma.write_lat", jitter(1.0e-6, h, n), std::nullopt, "s", rank0, prm);
+          add("rdma", pair, "rdma.write_lat_p99", jitter(1.4e-6, h, n), std::nullopt, "s", rank0, prm);
+        }
+      }
+    // storage: per host, as the storage probe reports it.
+    add("storage", host, "storage.write_bw", jitter(2e9, h, 1), std::nullopt, "B/s", rank0);
+    add("storage", host, "storage.read_bw", jitter(3e9, h, 2), std::nullopt, "B/s", rank0);
+    add("storage", host, "storage.visible", 1, std::nullopt, "bool", rank0);
+    add("storage", host, "storage.metadata_rate", jitter(5e3, h, 3), std::nullopt, "op/s", rank0);
+    add("storage", host, "storage.free_bytes", 1e14, std::nullopt, "B", rank0);
+    add("storage", host, "storage.free_inodes", 1e9, std::nullopt, "count", rank0);
+    add("storage", host, "storage.free_space_ratio", 50, std::nullopt, "count", rank0);
+    add("storage", host, "storage.free_inodes_ratio", 1e4, std::nullopt, "count", rank0);
+    // nccl: set-up time per GPU and scope, the intra-host sweep at HOST, the stack.
+    for (int g = 0; g < s.gpus; ++g)
+      for (const char* scope : {"intra-host", "inter-host", "cluster"})
+        add("nccl", ga::place::gpu(host, g), "nccl.init_time", jitter(0.2, h, g), std::nullopt, "s", rank0 + g,
+            {{"scope", scope}});
+    add("nccl", host, "nccl.version", std::nullopt, "2.21.5", "text", rank0, {{"library", "libnccl.so.2"}});
+    add("nccl", host, "nccl.env", std::nullopt, "none", "text", rank0, {{"vars", 0}});
+    for (long long size : {1LL << 20, 1LL << 26, 1LL << 30}) {
+      json prm = {{"collective", "all_reduce"}, {"size", size}, {"count", size / 4}, {"dtype", "float"},
+                  {"in_place", false}, {"ranks", s.gpus}, {"scope", "intra-host"}};
+      add("nccl", host, "nccl.time", jitter(size / 3e11, h, 4), std::nullopt, "s", rank0, prm);
+      add("nccl", host, "nccl.algbw", jitter(3e11, h, 4), std::nullopt, "B/s", rank0, prm);
+      add("nccl", host, "nccl.busbw", jitter(4.5e11, h, 4), std::nullopt, "B/s", rank0, prm);
+      add("nccl", host, "nccl.wrong", 0, std::nullopt, "count", rank0, prm);
+    }
+    {
+      json prm = {{"collective", "all_reduce"}, {"nvls", false}, {"scope", "intra-host"}};
+      add("nccl", host, "nccl.busbw_theoretical", 4.5e11, std::nullopt, "B/s", rank0, prm);
+      add("nccl", host, "nccl.busbw_of_theory", 80 + h % 5, std::nullopt, "%", rank0, prm);
+      add("nccl", host, "nccl.avg_busbw", jitter(4.2e11, h, 5), std::nullopt, "B/s", rank0, {{"scope", "intra-host"}});
+    }
   }
-  for (const char* p : {"inventory", "topology", "hostmem", "gpu"}) {
+  // p2p, host mode, one pass: a bounded round-robin run measures each host with kPartners
+  // partners (host h with h+1, h+2, h+4, h+8 ... mod n: 2 x kPartners pairs per host in all
+  // directions), at the two headline sizes (latency 8 B, bandwidth 4 MiB), both directions,
+  // plus one pair inside each host (rank:0 ~ rank:1).
+  constexpr int kPartners = 4;
+  auto p2p_pair = [&](const std::string& a, const std::string& b, bool intra, int h, int k) {
+    const std::string pair = ga::place::pair(a, b);
+    for (const auto& dir : {a + "->" + b, b + "->" + a}) {
+      json lat = {{"direction", dir}, {"size", 8}, {"pass", 1}, {"path", intra ? "intra" : "inter"}};
+      json bw = lat;
+      bw["size"] = 4194304;
+      json dl = lat, db = bw;
+      dl["test"] = "latency";
+      db["test"] = "bw";
+      add("p2p", pair, "p2p.completed", 1, std::nullopt, "bool", 0, dl);
+      add("p2p", pair, "p2p.latency_p50", jitter(intra ? 4e-7 : 2e-6, h, k), std::nullopt, "s", 0, lat);
+      add("p2p", pair, "p2p.latency_p99", jitter(intra ? 6e-7 : 3e-6, h, k), std::nullopt, "s", 0, lat);
+      add("p2p", pair, "p2p.latency_max", jitter(intra ? 9e-7 : 5e-6, h, k), std::nullopt, "s", 0, lat);
+      add("p2p", pair, "p2p.jitter", jitter(intra ? 2e-7 : 1e-6, h, k), std::nullopt, "s", 0, lat);
+      add("p2p", pair, "p2p.completed", 1, std::nullopt, "bool", 0, db);
+      add("p2p", pair, "p2p.bw", jitter(intra ? 1e10 : 4.8e10, h, k), std::nullopt, "B/s", 0, bw);
+    }
+  };
+  if (s.hosts > 1)
+    for (int h = 0; h < s.hosts; ++h)
+      for (int k = 0, d = 1; k < kPartners && d < s.hosts; ++k, d *= 2) {
+        const int o = (h + d) % s.hosts;
+        if (o == h || (2 * d == s.hosts && o < h)) continue;  // d = n/2 pairs each pair once
+        p2p_pair(host_name(std::min(h, o)), host_name(std::max(h, o)), false, h, k);
+      }
+  for (int h = 0; h < s.hosts; ++h)
+    p2p_pair(host_name(h) + "/rank:0", host_name(h) + "/rank:1", true, h, 7);
+  for (const char* p : {"inventory", "topology", "clock", "hostmem", "storage", "gpu", "nccl", "p2p", "rdma"}) {
     ga::ProbeRecord rec;
     rec.name = p;
     rec.ended = true;
