@@ -2,7 +2,6 @@
 // It runs without GPUs, so it exercises the same harness the nccl probe uses, and it is a
 // fabric signal of its own: what MPI reaches between the job's ranks.
 #include <memory>
-#include <set>
 #include <string>
 
 #include "base/units.hpp"
@@ -39,16 +38,6 @@ std::vector<ParamDecl> param_decls() {
   return p;
 }
 
-// The keys run() accepts: exactly the declared ones.
-const std::set<std::string>& known_params() {
-  static const std::set<std::string> known = [] {
-    std::set<std::string> k;
-    for (const auto& p : param_decls()) k.insert(p.name);
-    return k;
-  }();
-  return known;
-}
-
 class MpiCollProbe final : public Probe {
  public:
   ProbeInfo info() const override {
@@ -70,9 +59,9 @@ class MpiCollProbe final : public Probe {
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
-    // Parameters are the same on every rank (one suite), so every rank returns here alike.
-    for (const auto& [k, v] : ctx.params.items())
-      if (!known_params().count(k)) return Outcome::failed("mpi-coll: unknown param \"" + k + "\"");
+    // The run refuses undeclared parameters before it starts; a probe run some other way (a
+    // unit test) checks them too. The same on every rank (one suite), so every rank returns alike.
+    if (const auto bad = check_params(info(), ctx.params)) return Outcome::tool_error(bad->message);
     if (!ctx.comm.native()) return Outcome::skipped("no MPI: mpi-coll needs an MPI launch (mpirun)");
     if (ctx.size < 2) return Outcome::skipped("mpi-coll needs at least 2 ranks, the job has 1");
 

@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <set>
 
 #include "probes/nccl/comm_split.hpp"
 #include "probes/vendor/cuda_driver.hpp"
@@ -73,16 +72,6 @@ std::vector<ParamDecl> param_decls() {
   };
   p.insert(p.end(), own.begin(), own.end());
   return p;
-}
-
-// The keys run() accepts: exactly the declared ones.
-const std::set<std::string>& known_params() {
-  static const std::set<std::string> known = [] {
-    std::set<std::string> k;
-    for (const auto& p : param_decls()) k.insert(p.name);
-    return k;
-  }();
-  return known;
 }
 
 enum class Scope { intra_host, inter_host, cluster };
@@ -150,8 +139,8 @@ class NcclProbe final : public Probe {
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
-    for (const auto& [k, v] : ctx.params.items())
-      if (!known_params().count(k)) return Outcome::failed("nccl: unknown param \"" + k + "\"");  // alike on every rank: no one waits
+    // Checked before the run too; here for a probe run some other way. Alike on every rank: no one waits.
+    if (const auto bad = check_params(info(), ctx.params)) return Outcome::tool_error(bad->message);
     sweep::SweepConfig base;
     std::optional<sweep::Corruption> corrupt;
     std::vector<Scope> scopes{Scope::intra_host, Scope::inter_host, Scope::cluster};
