@@ -87,12 +87,23 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
     for (const auto& n : notes) m.note += (m.note.empty() ? "" : "; ") + n;
     out.push_back(std::move(m));
   }
-  std::stable_sort(out.begin(), out.end(), [](const Metric& a, const Metric& b) {
+  // Sort keys computed once per metric (the params' dump is the group key's third part), not
+  // once per comparison.
+  std::vector<const std::string*> dumps;
+  dumps.reserve(groups.size());
+  for (const auto& [key, a] : groups) dumps.push_back(&std::get<2>(key));
+  std::vector<std::size_t> order(out.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    const Metric &a = out[i], &b = out[j];
     if (a.metric != b.metric) return a.metric < b.metric;
     if (a.place != b.place) return judging::place_less(a.place, b.place);
-    return a.params.dump() < b.params.dump();
+    return *dumps[i] < *dumps[j];
   });
-  return out;
+  std::vector<Metric> sorted;
+  sorted.reserve(out.size());
+  for (std::size_t i : order) sorted.push_back(std::move(out[i]));
+  return sorted;
 }
 
 }  // namespace ga

@@ -227,13 +227,20 @@ void analyze_inter(const Group& g, Out& out) {
   if (!(std::isfinite(ref) && ref > 0)) return;
 
   // Hosts: their best pair against the reference.
+  // Each endpoint's pairs, sending, receiving and either, in the order of g.directed: found
+  // once here rather than by a scan of every pair for every endpoint.
+  std::map<std::string, std::vector<const Pair*>> pairs_out, pairs_in, pairs_any;
+  for (const auto& [sd, pr] : g.directed) {
+    pairs_out[sd.first].push_back(&pr);
+    pairs_in[sd.second].push_back(&pr);
+    pairs_any[sd.first].push_back(&pr);
+    if (sd.second != sd.first) pairs_any[sd.second].push_back(&pr);
+  }
   auto host = [&](const std::string& e, const std::string& direction, double best) {
     FabricEvidence ev = evidence(g, ref);
-    for (const auto& [sd, pr] : g.directed) {
-      const bool in = direction == "in" ? sd.second == e : direction == "out" ? sd.first == e
-                                                                               : sd.first == e || sd.second == e;
-      if (in) ev.observations.insert(ev.observations.end(), pr.obs.begin(), pr.obs.end());
-    }
+    const auto& index = direction == "in" ? pairs_in : direction == "out" ? pairs_out : pairs_any;
+    if (auto it = index.find(e); it != index.end())
+      for (const Pair* pr : it->second) ev.observations.insert(ev.observations.end(), pr->obs.begin(), pr->obs.end());
     out.add(g, "p2p.host_slowdown", e, direction, worse(g, best, ref), std::move(ev));
   };
   if (lat(g)) {
@@ -330,11 +337,20 @@ FabricAnalysis add_fabric_metrics(std::vector<Metric>& metrics) {
   FabricAnalysis a = analyze_fabric(metrics);
   if (a.derived.empty()) return a;
   metrics.insert(metrics.end(), a.derived.begin(), a.derived.end());
-  std::stable_sort(metrics.begin(), metrics.end(), [](const Metric& x, const Metric& y) {
+  // Sort keys computed once per metric, not once per comparison.
+  std::vector<std::string> dumps(metrics.size());
+  std::vector<std::size_t> order(metrics.size());
+  for (std::size_t i = 0; i < metrics.size(); ++i) dumps[i] = metrics[i].params.dump(), order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    const Metric &x = metrics[i], &y = metrics[j];
     if (x.metric != y.metric) return x.metric < y.metric;
     if (x.place != y.place) return place_less(x.place, y.place);
-    return x.params.dump() < y.params.dump();
+    return dumps[i] < dumps[j];
   });
+  std::vector<Metric> sorted;
+  sorted.reserve(metrics.size());
+  for (std::size_t i : order) sorted.push_back(std::move(metrics[i]));
+  metrics = std::move(sorted);
   return a;
 }
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <unordered_set>
 
 #include "base/quantity.hpp"
 #include "suites/fabric_analysis.hpp"
@@ -50,7 +52,10 @@ std::string percent_off(double v, double ref, const char* below, const char* abo
 class CriterionJudge {
  public:
   CriterionJudge(const Facts& facts, const std::vector<Metric>& metrics, const MetricCatalogue* catalogue)
-      : facts_(facts), metrics_(metrics), catalogue_(catalogue) {}
+      : facts_(facts), metrics_(metrics), catalogue_(catalogue) {
+    // Indexed by name once: every criterion looks at its own metrics only, not all of them.
+    for (const auto& m : metrics_) by_name_[m.metric].push_back(&m);
+  }
 
   std::vector<Verdict> judge(const Criterion& c) const {
     std::vector<Verdict> out;
@@ -65,11 +70,17 @@ class CriterionJudge {
     }
     for (const auto& name : metric_names(c)) {
       auto part = judge_metric(c, name);
-      std::stable_sort(part.begin(), part.end(), [](const Verdict& a, const Verdict& b) {
-        if (a.place != b.place) return judging::place_less(a.place, b.place);
-        return a.params.dump() < b.params.dump();
+      // Sort keys computed once per verdict, not once per comparison.
+      std::vector<std::string> dumps(part.size());
+      std::vector<std::size_t> order(part.size());
+      for (std::size_t i = 0; i < part.size(); ++i) dumps[i] = part[i].params.dump(), order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const Verdict &x = part[a], &y = part[b];
+        if (x.place != y.place) return judging::place_less(x.place, y.place);
+        return dumps[a] < dumps[b];
       });
-      out.insert(out.end(), part.begin(), part.end());
+      out.reserve(out.size() + part.size());
+      for (std::size_t i : order) out.push_back(std::move(part[i]));
     }
     return out;
   }
@@ -81,8 +92,8 @@ class CriterionJudge {
     if (!is_glob(c.metric)) return {c.metric};
     const std::string prefix = c.metric.substr(0, c.metric.size() - 1);
     std::set<std::string> names;
-    for (const auto& m : metrics_)
-      if (m.metric.rfind(prefix, 0) == 0) names.insert(m.metric);
+    for (auto it = by_name_.lower_bound(prefix); it != by_name_.end() && it->first.rfind(prefix, 0) == 0; ++it)
+      names.insert(it->first);
     if (uses(c, "expected") && facts_.expected)
       for (const auto& f : *facts_.expected)
         if (f.metric.rfind(prefix, 0) == 0) names.insert(f.metric);
@@ -104,8 +115,9 @@ class CriterionJudge {
   std::string probe_of(const std::string& metric) const {
     if (catalogue_)
       if (const DeclaredMetric* d = catalogue_->find(metric)) return d->probe;
-    for (const auto& m : metrics_)
-      if (m.metric == metric && !m.probe.empty()) return m.probe;
+    if (auto it = by_name_.find(metric); it != by_name_.end())
+      for (const Metric* m : it->second)
+        if (!m->probe.empty()) return m->probe;
     return metric.substr(0, metric.find('.'));
   }
 
@@ -153,12 +165,12 @@ class CriterionJudge {
 
   std::vector<Verdict> judge_metric(const Criterion& c, const std::string& name) const {
     std::vector<const Metric*> selected;
-    for (const auto& m : metrics_) {
-      if (m.metric != name) continue;
-      if (!c.scope.empty() && place::to_string(place::kind(m.place)) != c.scope) continue;
-      if (!where_matches(c.where, m.params)) continue;
-      selected.push_back(&m);
-    }
+    if (auto it = by_name_.find(name); it != by_name_.end())
+      for (const Metric* m : it->second) {
+        if (!c.scope.empty() && place::to_string(place::kind(m->place)) != c.scope) continue;
+        if (!where_matches(c.where, m->params)) continue;
+        selected.push_back(m);
+      }
     const std::string by_expected = expected_requires(c, name);
     const std::string required_why = c.required == Required::yes ? "the criteria require it" : by_expected;
     if (selected.empty()) return absent_everywhere(c, name, required_why);
@@ -255,10 +267,9 @@ class CriterionJudge {
       hosts_present.insert(place::host_of(m->place));
     }
     std::vector<std::pair<std::string, std::string>> want;  // place, why it should be there
+    std::unordered_set<std::string> wanted;                  // the places in want, for the dedup
     auto add = [&](const std::string& p, const std::string& why) {
-      for (const auto& w : want)
-        if (w.first == p) return;
-      want.emplace_back(p, why);
+      if (wanted.insert(p).second) want.emplace_back(p, why);
     };
     const std::string others = "other " + judging::plural_of_kind(selected.front()->place) + " have it (" +
                                std::to_string(present.size()) + ")";
@@ -420,6 +431,7 @@ class CriterionJudge {
   const Facts& facts_;
   const std::vector<Metric>& metrics_;
   const MetricCatalogue* catalogue_;
+  std::map<std::string, std::vector<const Metric*>> by_name_;  // in metrics_' order
 };
 
 // A probe that failed on a host fails that host, whatever the criteria say; one that broke

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_set>
 
 #include "base/quantity.hpp"
 #include "suites/judge_parts.hpp"
@@ -13,8 +14,9 @@ namespace ga::judging {
 Facts gather_facts(const JournalData& j, const std::vector<ProbeSummary>& probes) {
   Facts f;
   f.journal = &j;
+  std::unordered_set<std::string> seen;
   for (const auto& r : j.ranks)
-    if (std::find(f.hosts.begin(), f.hosts.end(), r.host) == f.hosts.end()) f.hosts.push_back(r.host);
+    if (seen.insert(r.host).second) f.hosts.push_back(r.host);
   if (f.hosts.empty())  // a journal without ranks still has hosts in its topology records
     for (const auto& h : j.topology.hosts) f.hosts.push_back(h.hostname);
   std::sort(f.hosts.begin(), f.hosts.end(), place_less);
