@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "base/quantity.hpp"
+#include "reports/host_folds.hpp"
 #include "reports/html_internal.hpp"
 #include "reports/report.hpp"
 #include "reports/text_format.hpp"
@@ -439,8 +440,26 @@ struct Page {
     out += ".</p>\n";
     if (r.hosts.empty()) out += "<p>No hosts recorded.</p>";
     const bool open_failing = r.hosts.size() <= kOpenHostsUpTo;
+    const report_fold::Folds folds = report_fold::fold_hosts(r);
     for (std::size_t i = 0; i < r.hosts.size(); ++i) {
       const HostSection& s = r.hosts[i];
+      if (folds.folded(i)) {
+        // Hosts alike in topology whose every verdict passes: one section for all of them.
+        // Each member keeps its anchor there, so links to any of them land on the fold.
+        if (folds.leader[i] != i) continue;
+        const auto c = report_fold::fold_counts(r, folds, i);
+        out += "<details class=\"host fold\" id=\"" + html::host_anchor(i) + "\"><summary>";
+        chip(Tone::pass, html::tone_word(Tone::pass));
+        out += " <b>";
+        e(report_fold::fold_title(r, folds, i));
+        out += "</b> <span class=\"muted\">ranks " + report_text::rank_list(c.ranks) + " · " +
+               std::to_string(c.rows) + " metrics · " + std::to_string(c.verdicts) + " pass</span></summary><div>";
+        for (std::size_t k : folds.members[i])
+          if (k != i) out += "<i id=\"" + html::host_anchor(k) + "\"></i>";
+        topology_brief(r.journal->topology.find(s.host));
+        out += "<p class=\"note\">Each host's metric rows are in report.json.</p></div></details>\n";
+        continue;
+      }
       const Marks* m = ix.host(s.host);
       const Tone t = html::tone(m);
       out += "<details class=\"host\" id=\"" + html::host_anchor(i) + "\"";

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "base/quantity.hpp"
+#include "reports/host_folds.hpp"
 #include "reports/report.hpp"
 #include "reports/text_format.hpp"
 
@@ -180,7 +181,19 @@ void metric_table(std::string& md, const HostSection& s) {
 void host_sections(std::string& md, const Report& r) {
   md += "\n## Hosts\n";
   if (r.hosts.empty()) md += "\nNo hosts recorded.\n";
-  for (const auto& s : r.hosts) {
+  const report_fold::Folds folds = report_fold::fold_hosts(r);
+  for (std::size_t i = 0; i < r.hosts.size(); ++i) {
+    const HostSection& s = r.hosts[i];
+    if (folds.folded(i)) {
+      // Hosts alike in topology whose every verdict passes: one section for all of them.
+      if (folds.leader[i] != i) continue;
+      const auto c = report_fold::fold_counts(r, folds, i);
+      md += "\n### " + report_fold::fold_title(r, folds, i) + "\n\nRanks: " + rank_list(c.ranks) + "\n\n";
+      topology_brief(md, r.journal->topology.find(s.host));
+      md += "\n" + std::to_string(c.rows) + " metrics, " + std::to_string(c.verdicts) +
+            " verdicts, every one a pass; each host's rows are in report.json.\n";
+      continue;
+    }
     md += "\n### " + s.host + "\n\nRanks: " + rank_list(s.ranks) + "\n\n";
     topology_brief(md, r.journal->topology.find(s.host));
     metric_table(md, s);
