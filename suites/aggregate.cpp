@@ -32,9 +32,25 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
     ++a.units[s.unit];
   }
 
+  // The order of the result, found before the metrics are made: by name, place in natural
+  // order, params; ties keep the groups' order, as a stable sort of the metrics would. Each
+  // group is freed as soon as its metric is made, so samples, groups and metrics are never
+  // all held at once.
+  using Group = decltype(groups)::iterator;
+  std::vector<Group> order;
+  order.reserve(groups.size());
+  for (auto it = groups.begin(); it != groups.end(); ++it) order.push_back(it);
+  std::stable_sort(order.begin(), order.end(), [](const Group& x, const Group& y) {
+    const auto& [xm, xp, xd] = x->first;
+    const auto& [ym, yp, yd] = y->first;
+    if (xm != ym) return xm < ym;
+    if (xp != yp) return judging::place_less(xp, yp);
+    return xd < yd;
+  });
   std::vector<Metric> out;
   out.reserve(groups.size());
-  for (auto& [key, a] : groups) {
+  for (Group g : order) {
+    Acc& a = g->second;
     Metric m = std::move(a.m);
     std::vector<std::string> notes;
     // Most frequent unit and text; ties go to the first in sorted order, so the result does
@@ -86,24 +102,9 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
     }
     for (const auto& n : notes) m.note += (m.note.empty() ? "" : "; ") + n;
     out.push_back(std::move(m));
+    groups.erase(g);
   }
-  // Sort keys computed once per metric (the params' dump is the group key's third part), not
-  // once per comparison.
-  std::vector<const std::string*> dumps;
-  dumps.reserve(groups.size());
-  for (const auto& [key, a] : groups) dumps.push_back(&std::get<2>(key));
-  std::vector<std::size_t> order(out.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
-    const Metric &a = out[i], &b = out[j];
-    if (a.metric != b.metric) return a.metric < b.metric;
-    if (a.place != b.place) return judging::place_less(a.place, b.place);
-    return *dumps[i] < *dumps[j];
-  });
-  std::vector<Metric> sorted;
-  sorted.reserve(out.size());
-  for (std::size_t i : order) sorted.push_back(std::move(out[i]));
-  return sorted;
+  return out;
 }
 
 }  // namespace ga

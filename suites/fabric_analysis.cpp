@@ -336,21 +336,22 @@ FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics) {
 FabricAnalysis add_fabric_metrics(std::vector<Metric>& metrics) {
   FabricAnalysis a = analyze_fabric(metrics);
   if (a.derived.empty()) return a;
-  metrics.insert(metrics.end(), a.derived.begin(), a.derived.end());
-  // Sort keys computed once per metric, not once per comparison.
-  std::vector<std::string> dumps(metrics.size());
-  std::vector<std::size_t> order(metrics.size());
-  for (std::size_t i = 0; i < metrics.size(); ++i) dumps[i] = metrics[i].params.dump(), order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
-    const Metric &x = metrics[i], &y = metrics[j];
+  auto less = [](const Metric& x, const Metric& y) {
     if (x.metric != y.metric) return x.metric < y.metric;
     if (x.place != y.place) return place_less(x.place, y.place);
-    return dumps[i] < dumps[j];
-  });
-  std::vector<Metric> sorted;
-  sorted.reserve(metrics.size());
-  for (std::size_t i : order) sorted.push_back(std::move(metrics[i]));
-  metrics = std::move(sorted);
+    return x.params.dump() < y.params.dump();
+  };
+  const bool was_sorted = std::is_sorted(metrics.begin(), metrics.end(), less);
+  const auto measured = static_cast<std::ptrdiff_t>(metrics.size());
+  metrics.insert(metrics.end(), a.derived.begin(), a.derived.end());
+  if (was_sorted) {
+    // The measured metrics come sorted (aggregate): sort the few derived ones and merge, which
+    // is what a stable sort of the whole gives (measured first among equals), in O(n).
+    std::stable_sort(metrics.begin() + measured, metrics.end(), less);
+    std::inplace_merge(metrics.begin(), metrics.begin() + measured, metrics.end(), less);
+  } else {
+    std::stable_sort(metrics.begin(), metrics.end(), less);
+  }
   return a;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -70,7 +71,17 @@ class CriterionJudge {
     }
     for (const auto& name : metric_names(c)) {
       auto part = judge_metric(c, name);
-      // Sort keys computed once per verdict, not once per comparison.
+      // The metrics come sorted by place, so the verdicts mostly do too: sort only when not,
+      // and then with keys computed once per verdict, not once per comparison.
+      auto less = [](const Verdict& a, const Verdict& b) {
+        if (a.place != b.place) return judging::place_less(a.place, b.place);
+        return a.params.dump() < b.params.dump();
+      };
+      out.reserve(out.size() + part.size());
+      if (std::is_sorted(part.begin(), part.end(), less)) {
+        out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+        continue;
+      }
       std::vector<std::string> dumps(part.size());
       std::vector<std::size_t> order(part.size());
       for (std::size_t i = 0; i < part.size(); ++i) dumps[i] = part[i].params.dump(), order[i] = i;
@@ -79,7 +90,6 @@ class CriterionJudge {
         if (x.place != y.place) return judging::place_less(x.place, y.place);
         return dumps[a] < dumps[b];
       });
-      out.reserve(out.size() + part.size());
       for (std::size_t i : order) out.push_back(std::move(part[i]));
     }
     return out;
@@ -476,7 +486,7 @@ Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const M
   const CriterionJudge cj(facts, j.metrics, catalogue);
   for (const auto& c : criteria.criteria) {
     auto vs = cj.judge(c);
-    j.verdicts.insert(j.verdicts.end(), vs.begin(), vs.end());
+    j.verdicts.insert(j.verdicts.end(), std::make_move_iterator(vs.begin()), std::make_move_iterator(vs.end()));
   }
   judging::explain_fabric_verdicts(fabric, j.verdicts);
 
