@@ -477,7 +477,7 @@ Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const M
   // The culprit analysis derives metrics of its own; they are declared like measured ones.
   if (catalogue)
     for (auto& m : j.metrics)
-      if (m.probe.empty())
+      if (m.better == Better::none)  // aggregate() already applied the declarations of measured ones
         if (const DeclaredMetric* d = catalogue->find(m.metric)) m.probe = d->probe, m.better = d->decl.better;
   j.probes = judging::summarize_probes(journal);
   const Facts facts = judging::gather_facts(journal, j.probes);
