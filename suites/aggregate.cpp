@@ -17,7 +17,20 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
     std::map<std::string, int> units;
   };
   // params.dump() is canonical (nlohmann objects keep their keys sorted), so it is a key.
-  std::map<std::tuple<std::string, std::string, std::string>, Acc> groups;
+  // Keyed in the order of the result: by name, place in natural order, params. place_less is
+  // a total order (natural_less breaks its ties on the bytes), so that is one sort of the
+  // groups, done while grouping.
+  struct ResultOrder {
+    bool operator()(const std::tuple<std::string, std::string, std::string>& x,
+                    const std::tuple<std::string, std::string, std::string>& y) const {
+      const auto& [xm, xp, xd] = x;
+      const auto& [ym, yp, yd] = y;
+      if (xm != ym) return xm < ym;
+      if (xp != yp) return judging::place_less(xp, yp);
+      return xd < yd;
+    }
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Acc, ResultOrder> groups;
   for (const auto& s : samples) {
     auto& a = groups[{s.metric, s.place, s.params.dump()}];
     if (a.m.count == 0) {
@@ -32,24 +45,12 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
     ++a.units[s.unit];
   }
 
-  // The order of the result, found before the metrics are made: by name, place in natural
-  // order, params; ties keep the groups' order, as a stable sort of the metrics would. Each
-  // group is freed as soon as its metric is made, so samples, groups and metrics are never
-  // all held at once.
-  using Group = decltype(groups)::iterator;
-  std::vector<Group> order;
-  order.reserve(groups.size());
-  for (auto it = groups.begin(); it != groups.end(); ++it) order.push_back(it);
-  std::stable_sort(order.begin(), order.end(), [](const Group& x, const Group& y) {
-    const auto& [xm, xp, xd] = x->first;
-    const auto& [ym, yp, yd] = y->first;
-    if (xm != ym) return xm < ym;
-    if (xp != yp) return judging::place_less(xp, yp);
-    return xd < yd;
-  });
+  // Each group is freed as soon as its metric is made, so samples, groups and metrics are
+  // never all held at once.
   std::vector<Metric> out;
   out.reserve(groups.size());
-  for (Group g : order) {
+  while (!groups.empty()) {
+    auto g = groups.begin();
     Acc& a = g->second;
     Metric m = std::move(a.m);
     std::vector<std::string> notes;
