@@ -23,8 +23,15 @@ namespace {
 // The exported compat symbol behind the ibv_query_port macro.
 using query_port_compat_fn = int (*)(ibv_context*, uint8_t, _compat_ibv_port_attr*);
 
+// GPUACCEPT_VERBS_LIBRARY names the library to load (tests point it at their fake by path, so
+// that Open MPI's own verbs components, which search LD_LIBRARY_PATH, never pick the fake up).
+std::vector<std::string> verbs_library_names() {
+  if (const char* e = std::getenv("GPUACCEPT_VERBS_LIBRARY"); e && *e) return {e};
+  return {"libibverbs.so.1", "libibverbs.so"};
+}
+
 struct Verbs {
-  DynLib lib{{"libibverbs.so.1", "libibverbs.so"}};
+  DynLib lib{verbs_library_names()};
   decltype(&::ibv_get_device_list) get_device_list = nullptr;
   decltype(&::ibv_free_device_list) free_device_list = nullptr;
   decltype(&::ibv_get_device_name) get_device_name = nullptr;
