@@ -10,8 +10,11 @@
 namespace ga {
 
 std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCatalogue* catalogue) {
+  // The first sample of a group names it (metric, probe, place, params); its Metric is made
+  // only at the end, so the groups hold no copy of what the samples already hold.
   struct Acc {
-    Metric m;
+    const Sample* first = nullptr;
+    int count = 0;
     std::vector<double> values;
     std::map<std::string, int> texts;
     std::map<std::string, int> units;
@@ -33,13 +36,8 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
   std::map<std::tuple<std::string, std::string, std::string>, Acc, ResultOrder> groups;
   for (const auto& s : samples) {
     auto& a = groups[{s.metric, s.place, s.params.dump()}];
-    if (a.m.count == 0) {
-      a.m.metric = s.metric;
-      a.m.probe = s.probe;
-      a.m.place = s.place;
-      a.m.params = s.params;
-    }
-    ++a.m.count;
+    if (a.count == 0) a.first = &s;
+    ++a.count;
     if (s.value) a.values.push_back(*s.value);
     if (s.text) ++a.texts[*s.text];
     ++a.units[s.unit];
@@ -48,11 +46,18 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
   // Each group is freed as soon as its metric is made, so samples, groups and metrics are
   // never all held at once.
   std::vector<Metric> out;
-  out.reserve(groups.size());
+  // Room for the metrics the fabric analysis derives (a few per host and pair), so that adding
+  // them does not move every metric to a new buffer while the old one is still held.
+  out.reserve(groups.size() + groups.size() / 16);
   while (!groups.empty()) {
     auto g = groups.begin();
     Acc& a = g->second;
-    Metric m = std::move(a.m);
+    Metric m;
+    m.metric = a.first->metric;
+    m.probe = a.first->probe;
+    m.place = a.first->place;
+    m.params = a.first->params;
+    m.count = a.count;
     std::vector<std::string> notes;
     // Most frequent unit and text; ties go to the first in sorted order, so the result does
     // not depend on the order ranks happened to write in.

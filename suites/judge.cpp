@@ -483,6 +483,9 @@ Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const M
   const Facts facts = judging::gather_facts(journal, j.probes);
 
   j.verdicts = probe_verdicts(j.probes);
+  // About one verdict per metric: reserved once, so that growing the vector does not hold two
+  // copies of a million verdicts at once (pages reserved and never written cost nothing).
+  j.verdicts.reserve(j.verdicts.size() + j.metrics.size());
   const CriterionJudge cj(facts, j.metrics, catalogue);
   for (const auto& c : criteria.criteria) {
     auto vs = cj.judge(c);
