@@ -66,6 +66,73 @@ json verdict_json(const Verdict& v) {
   return out;
 }
 
+// Text from drivers and hostnames may not be valid UTF-8; replace bad bytes rather than throw.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// The same bytes as dump(metric_json(m)) and dump(verdict_json(v)), written field by field
+// without building the object first: the keys in the order an object sorts them, each value
+// through the same serializer. At 4096 hosts that is 4 million lines (docs/measurements.md).
+struct Line {
+  std::string& out;
+  bool first = true;
+  void key(const char* k) {
+    out += first ? "{\"" : ",\"";
+    out += k;
+    out += "\":";
+    first = false;
+  }
+  void text(const char* k, const std::string& v) {
+    key(k);
+    out += dump(json(v));
+  }
+  void number(const char* k, const std::optional<double>& v) {
+    key(k);
+    out += v && std::isfinite(*v) ? dump(json(*v)) : "null";
+  }
+  void value(const char* k, const json& v) {
+    key(k);
+    out += dump(v);
+  }
+  void end() { out += first ? "{}" : "}"; }
+};
+
+void metric_line(std::string& out, const Metric& m) {
+  Line l{out};
+  l.value("count", json(m.count));
+  l.number("max", m.max);
+  l.text("metric", m.metric);
+  l.number("min", m.min);
+  if (m.not_completed) l.text("not_completed", *m.not_completed);
+  l.value("params", finite(m.params));
+  l.text("place", m.place);
+  if (m.text) l.text("text", *m.text);
+  else l.value("text", json(nullptr));
+  l.text("unit", m.unit);
+  l.number("value", m.value);
+  l.end();
+}
+
+void verdict_line(std::string& out, const Verdict& v) {
+  Line l{out};
+  l.value("bounds", finite(v.bounds));
+  l.text("criterion", v.criterion);
+  l.text("metric", v.metric);
+  if (v.not_completed) l.text("not_completed", *v.not_completed);
+  l.text("outcome", to_string(v.outcome()));
+  if (!v.params.empty()) l.value("params", finite(v.params));
+  l.text("place", v.place);
+  l.text("reason", v.reason);
+  if (v.reference && std::isfinite(*v.reference)) l.value("reference", json(*v.reference));
+  else if (v.reference_text) l.text("reference", *v.reference_text);
+  else l.value("reference", json(nullptr));
+  l.text("severity", to_string(v.severity));
+  l.text("status", to_string(v.status));
+  if (v.text) l.text("text", *v.text);
+  l.text("unit", v.unit);
+  l.number("value", v.value);
+  l.end();
+}
+
 json rank_refs(const std::vector<RankRef>& refs) {
   json a = json::array();
   for (const auto& r : refs) a.push_back({{"rank", r.rank}, {"host", r.host}});
@@ -156,8 +223,10 @@ void visit_sections(const Report& r, Visitor&& v) {
   v.value("topology", topo::to_json(j.topology));
   v.value("expected_topology", j.expected_topology ? topo::to_json(*j.expected_topology) : json(nullptr));
   v.value("places", places_json(r));
-  v.array("verdicts", g.verdicts.size(), [&](std::size_t i) { return verdict_json(g.verdicts[i]); });
-  v.array("metrics", g.metrics.size(), [&](std::size_t i) { return metric_json(g.metrics[i]); });
+  v.lines("verdicts", g.verdicts.size(), [&](std::size_t i) { return verdict_json(g.verdicts[i]); },
+          [&](std::string& out, std::size_t i) { verdict_line(out, g.verdicts[i]); });
+  v.lines("metrics", g.metrics.size(), [&](std::size_t i) { return metric_json(g.metrics[i]); },
+          [&](std::string& out, std::size_t i) { metric_line(out, g.metrics[i]); });
 }
 
 struct DomBuilder {
@@ -169,10 +238,11 @@ struct DomBuilder {
     for (std::size_t i = 0; i < n; ++i) a.push_back(element(i));
     doc[key] = std::move(a);
   }
+  template <class F, class G>
+  void lines(const char* key, std::size_t n, F&& element, G&&) {
+    array(key, n, element);
+  }
 };
-
-// Text from drivers and hostnames may not be valid UTF-8; replace bad bytes rather than throw.
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 struct StreamWriter {
   std::ostream& out;
@@ -190,6 +260,19 @@ struct StreamWriter {
     key(k);
     out << '[';
     for (std::size_t i = 0; i < n; ++i) out << (i ? ",\n" : "\n") << dump(element(i));
+    out << (n ? "\n]" : "]");
+  }
+  // An array of objects written line by line (metric_line, verdict_line), one buffer reused.
+  template <class F, class G>
+  void lines(const char* k, std::size_t n, F&&, G&& write) {
+    key(k);
+    out << '[';
+    std::string line;
+    for (std::size_t i = 0; i < n; ++i) {
+      line.assign(i ? ",\n" : "\n");
+      write(line, i);
+      out.write(line.data(), static_cast<std::streamsize>(line.size()));
+    }
     out << (n ? "\n]" : "]");
   }
 };

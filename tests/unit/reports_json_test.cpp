@@ -137,5 +137,27 @@ TEST(ReportsJson, StreamedTextIsTheSameDocument) {
   EXPECT_EQ(streamed, dom);
 }
 
+// Metric and verdict lines are written field by field (no object built first); each must be
+// exactly what dumping the object gives: keys sorted, compact, the same number format.
+TEST(ReportsJson, StreamedLinesAreCanonicalDumps) {
+  auto j = test::make_journal();
+  auto g = test::make_judgement();
+  g.metrics[0].params = {{"bad", std::numeric_limits<double>::infinity()}, {"a", 1.5e-7}};
+  g.verdicts[0].reference_text = "text reference";
+  g.verdicts[0].reference.reset();
+  Report r = build_report(j, g);
+  std::ostringstream out;
+  write_report_json(r, out);
+  std::istringstream in(out.str());
+  std::size_t checked = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("{\"", 0) != 0) continue;
+    if (line.back() == ',') line.pop_back();
+    EXPECT_EQ(json::parse(line).dump(), line);
+    ++checked;
+  }
+  EXPECT_EQ(checked, g.metrics.size() + g.verdicts.size());
+}
+
 }  // namespace
 }  // namespace ga
