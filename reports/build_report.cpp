@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "base/natural_order.hpp"
@@ -116,7 +117,17 @@ std::string section_of(const std::string& p) {
   return place::host_of(p);
 }
 
-std::string metric_key(const std::string& metric, const std::string& p) { return metric + '\x1f' + p; }
+// A row's (metric, place), viewing the judgement's own strings: no key is built per row.
+struct MetricKey {
+  std::string_view metric, place;
+  bool operator==(const MetricKey&) const = default;
+};
+struct MetricKeyHash {
+  std::size_t operator()(const MetricKey& k) const {
+    const std::size_t a = std::hash<std::string_view>{}(k.metric), b = std::hash<std::string_view>{}(k.place);
+    return a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+  }
+};
 
 json run_info(const JournalData& j, const std::vector<std::string>& hosts_in_rank_order,
               const std::map<std::string, int>& ranks_per_host) {
@@ -231,10 +242,10 @@ Report build_report(const JournalData& journal, const Judgement& judgement) {
   for (auto& s : r.hosts) sort_rows(s);
   sort_rows(r.cluster);
 
-  std::unordered_map<std::string, std::vector<PlacedMetric*>> rows_by_key;
+  std::unordered_map<MetricKey, std::vector<PlacedMetric*>, MetricKeyHash> rows_by_key;
   rows_by_key.reserve(judgement.metrics.size());
   auto index_rows = [&](HostSection& s) {
-    for (auto& row : s.rows) rows_by_key[metric_key(row.metric->metric, row.place)].push_back(&row);
+    for (auto& row : s.rows) rows_by_key[MetricKey{row.metric->metric, row.metric->place}].push_back(&row);
   };
   for (auto& s : r.hosts) index_rows(s);
   index_rows(r.cluster);
@@ -244,7 +255,7 @@ Report build_report(const JournalData& journal, const Judgement& judgement) {
   // the row whose value it carries.
   for (const auto& v : judgement.verdicts) {
     std::vector<PlacedMetric*> targets;
-    if (auto it = rows_by_key.find(metric_key(v.metric, v.place)); it != rows_by_key.end()) {
+    if (auto it = rows_by_key.find(MetricKey{v.metric, v.place}); it != rows_by_key.end()) {
       if (it->second.size() == 1) {
         targets = it->second;
       } else if (!v.params.empty()) {
