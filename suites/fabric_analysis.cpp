@@ -395,22 +395,32 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
       continue;
     }
     if (v.status != VerdictStatus::fail) continue;
-    std::string sure;
+    // A failure stands only where re-tests confirmed it: every re-test of this place was slow
+    // too (for a host, against partners that passed). Anything less is a suspicion, reported
+    // as inconclusive with its evidence: the first pass alone cannot tell a slow place from
+    // an unlucky window, and a re-test that disagrees is a contradiction, not a proof.
     const int distinct = static_cast<int>(partners.size());
-    if (link) {
-      sure = retests > 0 && slow_retests == retests ? "high (slow in the first pass and in " + std::to_string(retests) +
-                                                          " re-test(s) of the same pair)"
-                                                    : "medium (not re-tested)";
+    const bool confirmed = retests > 0 && slow_retests == retests;
+    std::string sure;
+    if (!confirmed) {
+      v.status = VerdictStatus::inconclusive;
+      sure = retests == 0 ? "unconfirmed (not re-tested"
+                          : "contradicted (slow in " + std::to_string(slow_retests) + " of " + std::to_string(retests) +
+                                " re-tests";
+      sure += link                                  ? ": re-test the pair"
+              : v.metric == "p2p.intra_slowdown" ? ": one pair inside the host; re-test the host"
+              : distinct < 2                      ? ": a single partner, the fault may be the other end"
+                                                  : "; slow with all " + std::to_string(distinct) + " partners";
+      sure += "), so inconclusive, not failed";
+    } else if (link) {
+      sure = "high (slow in the first pass and in " + std::to_string(retests) + " re-test(s) of the same pair)";
     } else if (v.metric == "p2p.intra_slowdown") {
-      sure = "medium (one pair inside the host, measured once)";
-    } else if (retests > 0 && slow_retests == retests && distinct >= 2) {
+      sure = "high (slow in the first pass and in " + std::to_string(retests) + " re-test(s) of the pair inside the host)";
+    } else if (distinct >= 2) {
       sure = "high (slow with all " + std::to_string(distinct) + " partners, and in " + std::to_string(retests) +
              " re-test(s) against hosts that passed)";
-    } else if (distinct >= 2 || (retests > 0 && slow_retests == retests)) {
-      sure = "medium (slow with all " + std::to_string(distinct) + " partner(s); " +
-             (retests ? std::to_string(slow_retests) + " of " + std::to_string(retests) + " re-tests slow" : "not re-tested") + ")";
     } else {
-      sure = "low (a single partner: the fault may be the other end)";
+      sure = "medium (slow in " + std::to_string(retests) + " re-test(s), but with a single partner)";
     }
     const std::string basis_label = ev.basis == "latency_p99" ? "latency tail, p99" : ev.basis;
     const auto& dir = v.params.contains("direction") ? v.params["direction"].get<std::string>() : "";
@@ -427,7 +437,8 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
   for (const auto& v : verdicts)
     if (v.metric == "p2p.host_slowdown" && v.fails_run()) suspects.insert(v.place);
   for (auto& v : verdicts) {
-    if (v.metric != "p2p.link_slowdown" || v.status != VerdictStatus::fail) continue;
+    if (v.metric != "p2p.link_slowdown") continue;
+    if (v.status != VerdictStatus::fail && v.status != VerdictStatus::inconclusive) continue;
     auto ends = place::split_pair(v.place);
     if (!ends) continue;
     std::string end = suspects.count(ends->first) ? ends->first : suspects.count(ends->second) ? ends->second : "";

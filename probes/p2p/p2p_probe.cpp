@@ -195,22 +195,29 @@ class P2pProbe final : public Probe {
       mine.precision(17);
       std::map<std::pair<int, int>, p2p::DirectedResult> dr;
       for (const auto& rec : records) {
-        if (rec.intra || !rec.m.headline) continue;
+        if (!rec.m.headline) continue;
         auto& d = dr[{rec.src, rec.dst}];
-        d.src = rec.src, d.dst = rec.dst, d.rail = rec.rail;
-        (rec.m.test == Test::latency ? d.latency : d.bw) =
-            rec.completed ? (rec.m.test == Test::latency ? rec.lat.p50 : rec.bw) : NAN;
+        d.src = rec.src, d.dst = rec.dst, d.rail = rec.rail, d.intra = rec.intra;
+        if (rec.m.test == Test::latency) {
+          d.latency = rec.completed ? rec.lat.p50 : NAN;
+          d.tail = rec.completed ? rec.lat.p99 : NAN;
+        } else {
+          d.bw = rec.completed ? rec.bw : NAN;
+        }
       }
-      for (const auto& [k, d] : dr) mine << d.src << ' ' << d.dst << ' ' << d.rail << ' ' << d.latency << ' ' << d.bw << '\n';
+      for (const auto& [k, d] : dr)
+        mine << d.src << ' ' << d.dst << ' ' << d.rail << ' ' << d.latency << ' ' << d.bw << ' ' << d.tail << ' '
+             << d.intra << '\n';
       auto all = ctx.comm.gather(mine.str(), 0);
       std::string planned;
       if (ctx.rank == 0) {
         std::vector<p2p::DirectedResult> results;
         for (const auto& part : all) {
           std::istringstream in(part);
-          std::string s, d, rail, lat, bw;
-          while (in >> s >> d >> rail >> lat >> bw)
-            results.push_back({std::stoi(s), std::stoi(d), std::stoi(rail), std::stod(lat), std::stod(bw)});
+          std::string s, d, rail, lat, bw, tail, intra;
+          while (in >> s >> d >> rail >> lat >> bw >> tail >> intra)
+            results.push_back({std::stoi(s), std::stoi(d), std::stoi(rail), std::stod(lat), std::stod(bw),
+                               std::stod(tail), intra == "1"});
         }
         auto rp = p2p::plan_retests(results, prm.retest_options);
         std::ostringstream o;
@@ -233,8 +240,11 @@ class P2pProbe final : public Probe {
           if (ep.host_index(b) < ep.host_index(a)) std::swap(a, b);
           mine = std::pair{a, b};
         }
+        // A pair of ranks of one host is a re-test of the path inside it (named as pass 1 did).
+        const bool intra = mine && ep.host_index(mine->first) == ep.host_index(mine->second);
+        if (intra && mine->second < mine->first) std::swap(mine->first, mine->second);
         for (int ph = 0; ph < phases; ++ph) {
-          if (mine) measure_pair(mine->first, mine->second, false, ep.rail_mode() ? ep.local(mine->first) : 0, 2,
+          if (mine) measure_pair(mine->first, mine->second, intra, ep.rail_mode() ? ep.local(mine->first) : 0, 2,
                                  round_slot, ph);
           if (auto o = end_round("re-test round " + std::to_string(r))) return *o;
         }

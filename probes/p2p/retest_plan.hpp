@@ -2,7 +2,8 @@
 // cluster-health-scanner re-pairs a failed node with a good one; imbue repeats random
 // pairings). The probe does not judge: it re-tests generously (a lower bar than the
 // built-in criteria) so that whatever the judge later calls a suspect has a re-test to lean
-// on. Pure: results in, pairs out, so it is unit tested and deterministic on every rank.
+// on, including a tail slow enough to be a lossy host and a slow pair inside a host (that
+// pair is measured again: nothing else can confirm it). Pure: results in, pairs out, so it is unit tested and deterministic on every rank.
 #pragma once
 #include <cmath>
 #include <utility>
@@ -16,17 +17,23 @@ struct DirectedResult {
   int rail = 0;                    // endpoints are compared only with endpoints of the same rail
   double latency = NAN;            // one-way p50 (s); NaN: did not complete
   double bw = NAN;                 // B/s; NaN: did not complete
+  double tail = NAN;               // one-way p99 (s) of the latency measurement; NaN: none
+  bool intra = false;              // both ends on one host: compared only with such pairs
 };
 
 struct RetestOptions {
   double ratio = 1.5;              // worse than this x the reference is worth a second look
   int partners = 2;                // healthy endpoints each suspect endpoint is re-paired with
-  int max_suspects = 8;            // endpoints and links together; the worst first
+  int max_suspects = 8;            // endpoints, links and pairs inside hosts together; the worst first
+  // The tail (p99) is noisier than the median: a suspect by its tail is one this much worse
+  // than the reference tail (the judge fails at 10x; a lossy host is 10-100x).
+  double tail_ratio = 3;
 };
 
 struct RetestPlan {
   std::vector<int> suspect_endpoints;                    // ranks, worst first
   std::vector<std::pair<int, int>> suspect_links;        // {src, dst} of the slow direction
+  std::vector<std::pair<int, int>> suspect_intra;        // {a, b}, a < b: a slow pair inside one host
   std::vector<std::vector<std::pair<int, int>>> rounds;  // {a, b} with a < b; no rank twice in a round
 };
 

@@ -1,0 +1,65 @@
+// The second pass's choice (probes/p2p/retest_plan.hpp) for the suspects the first plan left
+// out: a host slow only in its tail (loss), and a slow pair inside one host. Whatever the
+// judge can call a suspect must have a re-test, or it can only ever be inconclusive.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "probes/p2p/retest_plan.hpp"
+
+using namespace ga::p2p;
+
+namespace {
+
+bool has_pair(const RetestPlan& p, int a, int b) {
+  for (const auto& r : p.rounds)
+    for (auto [x, y] : r)
+      if (std::minmax(x, y) == std::minmax(a, b)) return true;
+  return false;
+}
+
+// n hosts of one rank each; tail(a, b) gives a direction's p99.
+std::vector<DirectedResult> inter(int n, double (*tail)(int, int)) {
+  std::vector<DirectedResult> r;
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b)
+      if (a != b) r.push_back({a, b, 0, 10e-6, 1e9, tail(a, b), false});
+  return r;
+}
+
+}  // namespace
+
+TEST(RetestPlan, TailOnlySuspectIsReTestedAgainstHealthyHosts) {
+  // Host 3 loses packets: its medians are fine, every p99 of its pairs is 50x.
+  auto r = inter(6, [](int a, int b) { return a == 3 || b == 3 ? 1e-3 : 20e-6; });
+  auto p = plan_retests(r);
+  ASSERT_EQ(p.suspect_endpoints, std::vector<int>{3});
+  EXPECT_TRUE(p.suspect_links.empty());
+  int partners = 0;
+  for (int h = 0; h < 6; ++h) partners += h != 3 && has_pair(p, 3, h);
+  EXPECT_EQ(partners, 2);
+}
+
+TEST(RetestPlan, TailNoiseBelowItsRatioIsNoSuspect) {
+  // p99 2.5x the reference on one host: tails this noisy are normal on a busy machine.
+  auto r = inter(6, [](int a, int b) { return a == 1 || b == 1 ? 50e-6 : 20e-6; });
+  EXPECT_TRUE(plan_retests(r).suspect_endpoints.empty());
+  EXPECT_TRUE(plan_retests(r).rounds.empty());
+}
+
+TEST(RetestPlan, SlowPairInsideAHostIsMeasuredAgain) {
+  // 4 hosts of 2 ranks (2h, 2h+1); inside host 2 (ranks 4, 5) the path is 10x slower.
+  auto r = inter(4, [](int, int) { return 20e-6; });
+  for (auto& x : r) x.src *= 2, x.dst *= 2;  // the first rank of each host stands for it
+  for (int h = 0; h < 4; ++h)
+    for (auto [s, d] : {std::pair{2 * h, 2 * h + 1}, std::pair{2 * h + 1, 2 * h}})
+      r.push_back({s, d, 0, h == 2 ? 5e-6 : 0.5e-6, h == 2 ? 1e9 : 10e9, NAN, true});
+  auto p = plan_retests(r);
+  EXPECT_TRUE(p.suspect_endpoints.empty());
+  ASSERT_EQ(p.suspect_intra.size(), 1u);
+  EXPECT_EQ(p.suspect_intra[0], (std::pair{4, 5}));
+  EXPECT_TRUE(has_pair(p, 4, 5));
+  // The pairs inside the healthy hosts are not measured again.
+  EXPECT_FALSE(has_pair(p, 0, 1));
+  EXPECT_FALSE(has_pair(p, 6, 7));
+}
