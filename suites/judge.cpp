@@ -185,9 +185,33 @@ class CriterionJudge {
     const std::string required_why = c.required == Required::yes ? "the criteria require it" : by_expected;
     if (selected.empty()) return absent_everywhere(c, name, required_why);
 
-    BoundResolver resolver(facts_, selected);
     std::vector<Verdict> out;
-    for (const Metric* m : selected) {
+    // Against the cluster median, places on hosts that share one kernel are not independent
+    // evidence against each other: they share its CPUs, memory bus and devices, so one slow
+    // moment shows on all of them at once (fake hosts on one machine failed each other's
+    // hostmem.triad.uniform). Such places are not compared (skipped, saying why); the
+    // median is taken over the hosts with a kernel of their own.
+    std::vector<const Metric*> compared = selected;
+    if (c.comparator == Comparator::within_pct_of_median || uses(c, "median")) {
+      compared.clear();
+      for (const Metric* m : selected) {
+        const std::string host = place::host_of(m->place);
+        auto it = host.empty() ? facts_.kernel_mates.end() : facts_.kernel_mates.find(host);
+        if (it == facts_.kernel_mates.end()) {
+          compared.push_back(m);
+          continue;
+        }
+        Verdict v = base(c, m->metric, m->place);
+        v.params = m->params, v.unit = m->unit, v.value = m->value, v.text = m->text;
+        v.status = VerdictStatus::skipped;
+        v.reason = m->metric + " not held against the cluster median: " + host + " shares one kernel (boot_id) with " +
+                   judging::list_text(it->second, 3) +
+                   ", so they share its CPUs and memory and are not independent evidence against each other";
+        out.push_back(std::move(v));
+      }
+    }
+    BoundResolver resolver(facts_, compared);
+    for (const Metric* m : compared) {
       Verdict v = evaluate(c, *m, resolver);
       // A probe may explain a value in params.reason ("STA_UNSYNC set, no time daemon"); a
       // verdict that does not pass carries that explanation, so the report says why.
@@ -480,7 +504,8 @@ Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const M
       if (m.better == Better::none)  // aggregate() already applied the declarations of measured ones
         if (const DeclaredMetric* d = catalogue->find(m.metric)) m.probe = d->probe, m.better = d->decl.better;
   j.probes = judging::summarize_probes(journal);
-  const Facts facts = judging::gather_facts(journal, j.probes);
+  Facts facts = judging::gather_facts(journal, j.probes);
+  judging::add_kernel_mates(facts, j.metrics);
 
   j.verdicts = probe_verdicts(j.probes);
   // About one verdict per metric: reserved once, so that growing the vector does not hold two

@@ -47,8 +47,13 @@ struct Facts {
   std::optional<std::vector<topo::Feature>> expected;           // features(expected topology)
   std::map<std::string, const ProbeSummary*> probes;
   std::map<std::string, std::map<std::string, HostOutcome>> outcomes;  // probe -> host -> outcome
+  // Hosts that run on one kernel (the same inventory.boot_id: fake hosts, containers of one
+  // machine): host -> the other hosts on its kernel. Absent: a kernel of its own, or unknown.
+  std::map<std::string, std::vector<std::string>> kernel_mates;
 };
 Facts gather_facts(const JournalData&, const std::vector<ProbeSummary>&);
+// Fills Facts::kernel_mates from the inventory.boot_id metrics.
+void add_kernel_mates(Facts&, const std::vector<Metric>&);
 
 // A place relative to its host: "" for the host, "gpu:3", "gpu:0~gpu:1" for a pair on one
 // host. Used to hold gpu:3 of one host against gpu:3 of the others and of the expected host.

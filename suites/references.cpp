@@ -35,6 +35,22 @@ Facts gather_facts(const JournalData& j, const std::vector<ProbeSummary>& probes
   return f;
 }
 
+void add_kernel_mates(Facts& f, const std::vector<Metric>& metrics) {
+  std::map<std::string, std::vector<std::string>> by_kernel;
+  for (const auto& m : metrics)
+    if (m.metric == "inventory.boot_id" && m.text && !m.text->empty() && place::kind(m.place) == place::Kind::host)
+      by_kernel[*m.text].push_back(m.place);
+  for (auto& [id, hosts] : by_kernel) {
+    if (hosts.size() < 2) continue;
+    std::sort(hosts.begin(), hosts.end(), place_less);
+    for (const auto& h : hosts) {
+      auto& mates = f.kernel_mates[h];
+      for (const auto& o : hosts)
+        if (o != h) mates.push_back(o);
+    }
+  }
+}
+
 std::string relative_place(const std::string& p) { return place::subplace(Place::parse(p)); }
 
 const topo::Feature* find_feature(const std::vector<topo::Feature>& fs, const std::string& sub,

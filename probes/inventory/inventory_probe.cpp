@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/sysfs_read.hpp"
 #include "base/units.hpp"
 #include "probes/vendor/versions.hpp"
 #include "probes/probe.hpp"
@@ -65,6 +66,9 @@ class InventoryProbe final : public Probe {
         {"inventory.memory_bytes", unit::bytes, Better::none, "total memory of the host (MemTotal of /proc/meminfo)"},
         {"inventory.gpu_count", unit::count, Better::none, "GPUs the topology found on the host"},
         {"inventory.rdma_device_count", unit::count, Better::none, "RDMA devices in /sys/class/infiniband"},
+        {"inventory.boot_id", unit::text, Better::none,
+         "the running kernel's boot id (/proc/sys/kernel/random/boot_id): hosts sharing one are not compared "
+         "with each other against a cluster median"},
         {"inventory.version.*", unit::text, Better::none,
          "version of one part of the stack as found at run time, \"none\" when absent; suffix: mpi, hwloc, "
          "cuda_driver, cuda_runtime, nccl, libibverbs"},
@@ -83,6 +87,9 @@ class InventoryProbe final : public Probe {
     if (auto m = mem_total_bytes()) out.value(host, "inventory.memory_bytes", *m, unit::bytes);
     out.value(host, "inventory.gpu_count", static_cast<double>(ctx.host.gpus.size()), unit::count);
     out.value(host, "inventory.rdma_device_count", count_rdma_devices(ctx.sysfs_root), unit::count);
+    // Always the live kernel's, never a recorded tree's: it says which hosts this run's
+    // processes really share a machine with.
+    if (auto id = sysfs::read_line("/proc/sys/kernel/random/boot_id")) out.text(host, "inventory.boot_id", *id);
     const auto v = discover_versions();
     for (const auto& [key, ver] : v.version) out.text(host, "inventory.version." + key, ver);
     return Outcome::ok();
