@@ -76,12 +76,22 @@ struct HelperCommand {
   int (*main)(int argc, char** argv) = nullptr;  // argv[0] is NAME
 };
 
+// Where a run-level reading is taken (Probe::read_run_bound).
+enum class RunBound { start, end };
+
 class Probe {
  public:
   virtual ~Probe() = default;
   virtual ProbeInfo info() const = 0;
   // Collective over ctx.comm: every rank calls it. Emits samples; returns this rank's outcome.
   virtual Outcome run(ProbeContext& ctx, SampleSink& out) = 0;
+  // Readings at the start of the run (before its first probe) and at its end (after its last),
+  // for evidence that is a rate over the whole run (the rdma probe's port error counters).
+  // Asked only of probes in the suite, with their suite parameters; collective over ctx.comm
+  // like run(). The harness journals and fsyncs each reading's samples at once, so a run that
+  // dies later keeps its start; the judge derives the rates from the samples.
+  virtual bool reads_run_bounds() const { return false; }
+  virtual void read_run_bound(RunBound, ProbeContext&, SampleSink&) {}
   virtual std::vector<HelperCommand> helper_commands() const { return {}; }
 };
 

@@ -10,6 +10,9 @@ namespace ga::rdma {
 namespace {
 
 constexpr int kTagCtl = 7310;
+// The latency ping-pong's share of a direction's time, and its first (warm-up) chunk.
+constexpr double kLatencyShare = 0.25;
+constexpr int kLatencyChunk = 20;
 
 // Strings of any length between the two ranks of a pair (length first, then bytes).
 std::string exchange(Comm& c, int peer, const std::string& mine) {
@@ -51,6 +54,10 @@ TrafficStats run_pair_traffic(ProbeContext& ctx, const pairs::PairSchedule& sche
   const std::size_t nrounds = sched.inter.size() + sched.intra.size();
   const double per_direction = nrounds ? cfg.budget_s / (2.0 * static_cast<double>(nrounds)) : 0;
   unsigned round_no = 0;
+  struct {
+    int tried = 0, ok = 0;              // pairs this side opened and connected, and how many succeeded
+    std::string first_error;
+  } own;
 
   for (const auto* rounds : {&sched.inter, &sched.intra}) {
     for (const auto& r : *rounds) {
@@ -62,22 +69,31 @@ TrafficStats run_pair_traffic(ProbeContext& ctx, const pairs::PairSchedule& sche
       const int peer = mp->a == ctx.rank ? mp->b : mp->a;
 
       // Open and connect; a failure on either side is reported to both.
+      // An error of this side's own names this side's port, so every pair's finding names the
+      // host whose queue pair broke.
       std::unique_ptr<Endpoint> ep;
       std::string err;
+      bool tried = true;
       try {
         ep = t.open({*mine, cfg.bw_bytes, cfg.gpu_memory, cfg.gpu_pci_bus_id});
       } catch (const std::exception& e) {
-        err = e.what();
+        err = ports[ctx.rank] + ": " + e.what();
       }
       const std::string their = exchange(comm, peer, err.empty() ? "ok " + ep->address() : "error " + err);
       if (err.empty() && their.rfind("ok ", 0) == 0) {
         try {
           ep->connect(their.substr(3));
         } catch (const std::exception& e) {
-          err = e.what();
+          err = ports[ctx.rank] + ": " + e.what();
         }
       } else if (err.empty()) {
         err = "peer " + ports[peer] + ": " + their.substr(6);
+        tried = false;  // the peer broke before this side could try
+      }
+      if (tried) {
+        ++own.tried;
+        if (err.empty()) ++own.ok;
+        else if (own.first_error.empty()) own.first_error = err;
       }
       const std::string their_connect = exchange(comm, peer, err);
       if (err.empty() && !their_connect.empty()) err = "peer " + ports[peer] + ": " + their_connect;
@@ -124,24 +140,44 @@ TrafficStats run_pair_traffic(ProbeContext& ctx, const pairs::PairSchedule& sche
           }
         };
         // GPU buffers cannot be polled by the CPU: no ping-pong there (both sides know cfg).
+        // Latency is bounded by time, not by a count sized once: chunks of round trips, the
+        // first a warm-up, each next one sized from the mean round trip of the last and never
+        // more than 4x it, until the latency's share of the direction's time is spent or
+        // max_lat_iters are measured. A calibration of 20 fast round trips followed by a run of
+        // slow ones (a 4 ms scheduler tick on an oversubscribed host) used to size 2000 round
+        // trips and run past the phase's timeout; now a chunk can overrun its share by at most
+        // a few times the chunk before it. The writer decides; the next count (0: done) reaches
+        // the target through the phase's closing exchange.
         if (!cfg.gpu_memory) {
-          int lat_iters = 20;
-          int lat_n = 20;
-          const std::string got = phase([&] {
-            if (writer) {
-              const auto cal = ep->ping(cfg.lat_bytes, 20, timeout);
-              const double one = std::max(quantile(cal, 0.5), 1e-7);
-              lat_n = std::clamp(static_cast<int>(per_direction * 0.25 / one), 20, cfg.max_lat_iters);
-            } else {
-              ep->pong(cfg.lat_bytes, 20, timeout);
-            }
-          }, &lat_n);
-          // The writer's count reached the target through the exchange (computed before it).
-          lat_iters = writer ? lat_n : as_int(got, 20);
-          phase([&] {
-            if (writer) rtt = ep->ping(cfg.lat_bytes, lat_iters, timeout);
-            else ep->pong(cfg.lat_bytes, lat_iters, timeout);
-          }, nullptr);
+          const double lat_share = per_direction * kLatencyShare;
+          int next = std::min(kLatencyChunk, cfg.max_lat_iters);
+          double spent = 0;
+          bool warmup = true;
+          while (next > 0 && derr.empty()) {
+            const int n = next;
+            int announce = 0;
+            const std::string got = phase([&] {
+              if (!writer) {
+                ep->pong(cfg.lat_bytes, n, timeout);
+                return;
+              }
+              const double t0 = comm.wtime();
+              const auto r = ep->ping(cfg.lat_bytes, n, timeout);
+              const double took = comm.wtime() - t0;
+              spent += took;
+              if (!warmup) rtt.insert(rtt.end(), r.begin(), r.end());
+              const int left = cfg.max_lat_iters - static_cast<int>(rtt.size());
+              const double mean = std::max(took / n, 1e-7);
+              const double time_left = lat_share - spent;
+              if (left <= 0) announce = 0;
+              else if (warmup) announce = std::min(left, std::max(kLatencyChunk, static_cast<int>(time_left / mean)));
+              else if (time_left <= 0) announce = 0;
+              else announce = std::clamp(static_cast<int>(time_left / mean), 1, std::min(left, 4 * n));
+              if (warmup) announce = std::min(announce, 4 * n);
+            }, &announce);
+            warmup = false;
+            next = writer ? announce : as_int(got, 0);
+          }
         }
         auto sb = derr.empty() ? ep->send_buffer() : std::span<std::byte>();
         if (writer && !sb.empty())
@@ -201,6 +237,13 @@ TrafficStats run_pair_traffic(ProbeContext& ctx, const pairs::PairSchedule& sche
         out.value(where, "rdma.write_bw", bw, unit::bytes_per_second, bp);
       }
     }
+  }
+  // The port's own verdict: its queue pairs reached RTS with some partner, or with none (a
+  // local fault, not a skip, with the first error). A peer that broke first is not counted.
+  if (mine && own.tried > 0) {
+    nlohmann::json p = nlohmann::json::object();
+    if (own.ok == 0) p["reason"] = own.first_error;
+    out.value(place::nic(ctx.hostname, mine->place_name()), "rdma.port_qp_ok", own.ok > 0 ? 1 : 0, unit::boolean, p);
   }
   return st;
 }

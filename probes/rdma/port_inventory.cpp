@@ -100,6 +100,18 @@ const std::vector<std::string>& error_counter_names() {
   return names;
 }
 
+const std::vector<std::string>& hw_error_counter_names() {
+  // mlx5's per-port transport counters (drivers/infiniband/hw/mlx5/counters.c) that mean lost
+  // or damaged packets: out_of_sequence and packet_seq_err (a PSN gap: a packet dropped on
+  // the way), implied_nak_seq_err, local_ack_timeout_err (a retransmission after no ACK),
+  // rx_icrc_encapsulated (RoCE packets with a bad ICRC). Left out: request and traffic counts,
+  // and rnr_nak_retry_err / out_of_buffer (a receiver without a posted WQE: the application's
+  // doing, not the port's).
+  static const std::vector<std::string> names = {
+      "out_of_sequence", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err", "rx_icrc_encapsulated"};
+  return names;
+}
+
 std::vector<PortInfo> read_ports(const std::string& root_s) {
   std::vector<PortInfo> out;
   std::error_code ec;
@@ -153,10 +165,12 @@ std::vector<PortInfo> read_ports(const std::string& root_s) {
 
 std::map<std::string, std::uint64_t> read_error_counters(const std::string& root_s, const PortInfo& p) {
   const fs::path root = root_s.empty() ? fs::path("/") : fs::path(root_s);
-  const fs::path dir = root / "sys/class/infiniband" / p.device / "ports" / std::to_string(p.port) / "counters";
+  const fs::path port = root / "sys/class/infiniband" / p.device / "ports" / std::to_string(p.port);
   std::map<std::string, std::uint64_t> out;
   for (const auto& n : error_counter_names())
-    if (auto v = read_int(dir / n); v && *v >= 0) out[n] = static_cast<std::uint64_t>(*v);
+    if (auto v = read_int(port / "counters" / n); v && *v >= 0) out[n] = static_cast<std::uint64_t>(*v);
+  for (const auto& n : hw_error_counter_names())
+    if (auto v = read_int(port / "hw_counters" / n); v && *v >= 0) out[n] = static_cast<std::uint64_t>(*v);
   return out;
 }
 

@@ -37,10 +37,14 @@ struct PortInfo {
 // fields empty: a half-populated tree must not stop the inventory.
 std::vector<PortInfo> read_ports(const std::string& root);
 
-// The error counters the probe compares before and after its traffic (ports/N/counters/*).
-// Only counters whose file exists and parses are returned.
+// The error counters read at the run's start and end (rates over the run are judged): the
+// IB PortCounters under ports/N/counters/ and, where the driver has them (mlx5, for RoCE and
+// InfiniBand alike), the transport counters under ports/N/hw_counters/ that count drops,
+// sequence errors, retransmission timeouts and corrupt RoCE packets. Only counters whose file
+// exists and parses are returned; the names do not overlap between the two folders.
 std::map<std::string, std::uint64_t> read_error_counters(const std::string& root, const PortInfo& p);
-const std::vector<std::string>& error_counter_names();
+const std::vector<std::string>& error_counter_names();     // counters/
+const std::vector<std::string>& hw_error_counter_names();  // hw_counters/
 
 // Parsers for sysfs values, exposed for tests.
 std::string parse_state(const std::string& s);       // "4: ACTIVE" -> "ACTIVE"

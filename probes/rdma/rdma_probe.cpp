@@ -21,6 +21,7 @@ namespace {
 
 constexpr const char* kDefaultTransport = "verbs";
 constexpr double kDefaultBudgetS = 20;
+constexpr const char* kErrorsPerBit = "errors/bit";
 
 constexpr const char* kCaveat =
     "the verbs data path (RC RDMA write latency/bandwidth, GPUDirect) has not been validated on RDMA hardware; "
@@ -89,9 +90,9 @@ bool peer_memory_present(const std::string& root) {
 
 class RdmaProbe final : public Probe {
  public:
-  // between_counter_reads: a test hook, run after the first read of the error counters and
-  // before the second (tests rewrite counter files there).
-  explicit RdmaProbe(std::function<void()> between_counter_reads = {}) : between_(std::move(between_counter_reads)) {}
+  // before_end_read: a test hook, run at the run's end just before the last reading of the
+  // error counters (tests rewrite counter files there).
+  explicit RdmaProbe(std::function<void()> before_end_read = {}) : before_end_read_(std::move(before_end_read)) {}
 
   ProbeInfo info() const override {
     ProbeInfo i;
@@ -115,9 +116,23 @@ class RdmaProbe final : public Probe {
         {"rdma.roce_v2_gid_index", unit::count, Better::none, "the GID index of the port's RoCE v2 GID"},
         {"rdma.fw", unit::text, Better::none, "the device's firmware version"},
         {"rdma.numa_node", unit::count, Better::none, "the device's NUMA node"},
-        {"rdma.errors_delta.*", unit::count, Better::lower,
-         "how much one port error counter rose during the probe; suffix: the counter (symbol_error, link_downed, "
-         "port_rcv_errors, ... in probes/rdma/port_inventory.cpp)"},
+        // Error counters: read at the run's start and end (read_run_bound); the judge derives
+        // the rise and rates (suites/rdma_rates.hpp), declared here as the samples' owner.
+        {"rdma.counter.*", unit::count, Better::none,
+         "one port error counter as read (params read: start or end of the run); suffix: the counter "
+         "(symbol_error, link_downed, port_rcv_errors, out_of_sequence ... in probes/rdma/port_inventory.cpp)"},
+        {"rdma.counters_read_at", unit::seconds, Better::none,
+         "when the host read its port counters, on its monotonic clock (params read: start or end of the run)"},
+        {"rdma.counter_rise.*", unit::count, Better::lower,
+         "how much one port error counter rose between the run's first and last reading (derived by the judge; "
+         "a counter that went down was reset and counts its new value)"},
+        {"rdma.counter_per_bit.*", kErrorsPerBit, Better::lower,
+         "a port's errors over the run per bit its link carried at its rate (symbol_error, port_rcv_errors): "
+         "a lower bound on the bit error rate (derived by the judge)"},
+        {"rdma.counter_interval", unit::seconds, Better::none,
+         "seconds between the run's first and last reading of a port's counters (derived by the judge)"},
+        {"rdma.port_qp_ok", unit::boolean, Better::higher,
+         "the port's own queue pairs connected (reached RTS) with at least one partner (params: reason)"},
         {"rdma.data_path", unit::text, Better::none, "which data path measured the host's traffic, and its caveat"},
         {"rdma.pair_ok", unit::boolean, Better::higher, "one direction of a port pair completed its traffic (params: error)"},
         {"rdma.write_lat", unit::seconds, Better::lower, "RC RDMA write one-way latency, median (half the round trip)"},
@@ -141,19 +156,42 @@ class RdmaProbe final : public Probe {
          "seconds for the whole pair schedule (at most half the probe's time left), split over pair directions"},
         {"gpudirect", ParamType::any, "auto", {}, {}, {},
          "true, false or \"auto\" (GPU memory when the peer-memory module is loaded): GPUDirect RDMA buffers"},
-        {"settle_s", ParamType::number, 0.0, 0, {}, {}, "seconds to wait after the traffic before reading the error counters"},
+        {"settle_s", ParamType::number, 0.0, 0, {}, {},
+         "seconds to wait at the run's end before the last reading of the error counters (counters that lag)"},
     };
     return i;
+  }
+
+  bool reads_run_bounds() const override { return true; }
+
+  // The port error counters at the start and the end of the whole run, so that a link that
+  // flaps while any probe runs shows: raw values and the host's clock, nothing derived (the
+  // judge derives rises and rates from these samples, so `gpuaccept judge DIR` computes the
+  // same offline). One rank per host reads.
+  void read_run_bound(RunBound at, ProbeContext& ctx, SampleSink& out) override {
+    if (ctx.local_rank != 0) return;
+    const char* read = at == RunBound::start ? "start" : "end";
+    if (at == RunBound::end) {
+      const double settle = ctx.params.value("settle_s", 0.0);
+      if (settle > 0) std::this_thread::sleep_for(std::chrono::duration<double>(std::min(settle, 0.5 * ctx.seconds_left())));
+      if (before_end_read_) before_end_read_();
+    }
+    const auto ports = rdma::read_ports(ctx.sysfs_root);
+    if (ports.empty()) return;
+    const nlohmann::json params = {{"read", read}};
+    // One clock reading for all ports: reading a few dozen sysfs files takes microseconds.
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    out.value(place::host(ctx.hostname), "rdma.counters_read_at", now, unit::seconds, params);
+    for (const auto& p : ports)
+      for (const auto& [name, v] : rdma::read_error_counters(ctx.sysfs_root, p))
+        out.value(place::nic(ctx.hostname, p.place_name()), "rdma.counter." + name, static_cast<double>(v), unit::count,
+                  params);
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
     const auto ports = rdma::read_ports(ctx.sysfs_root);
     const bool inventory_rank = ctx.local_rank == 0;
-    std::map<std::string, std::map<std::string, std::uint64_t>> before;
-    if (inventory_rank) {
-      emit_inventory(ctx, ports, out);
-      for (const auto& p : ports) before[p.place_name()] = rdma::read_error_counters(ctx.sysfs_root, p);
-    }
+    if (inventory_rank) emit_inventory(ctx, ports, out);
 
     // Traffic. Every rank walks the schedule (it is collective), with or without a port.
     std::string traffic_note;
@@ -225,25 +263,6 @@ class RdmaProbe final : public Probe {
       st = rdma::run_pair_traffic(ctx, sched, transport ? *transport : *loop, transport ? mine : std::nullopt, cfg, out);
     }
 
-    // Error counters after the traffic of every rank on this host.
-    ctx.comm.barrier();
-    if (inventory_rank) {
-      const double settle = ctx.params.value("settle_s", 0.0);
-      if (settle > 0) std::this_thread::sleep_for(std::chrono::duration<double>(std::min(settle, 0.5 * ctx.seconds_left())));
-      if (between_) between_();
-      for (const auto& p : ports) {
-        const auto after = rdma::read_error_counters(ctx.sysfs_root, p);
-        const auto& b = before[p.place_name()];
-        for (const auto& [name, v] : after) {
-          auto it = b.find(name);
-          if (it == b.end()) continue;
-          // A counter that went down was reset (or wrapped): report the new value as the rise.
-          out.value(place::nic(ctx.hostname, p.place_name()), "rdma.errors_delta." + name,
-                    static_cast<double>(v >= it->second ? v - it->second : v), unit::count);
-        }
-      }
-    }
-
     if (inventory_rank && !ports.empty() && mode != "none") {
       // The report's metrics say which data path measured this host, and whether anyone has
       // validated it (the summary line of an ok probe carries no reason).
@@ -293,14 +312,14 @@ class RdmaProbe final : public Probe {
     }
   }
 
-  std::function<void()> between_;
+  std::function<void()> before_end_read_;
 };
 
 }  // namespace
 
 std::unique_ptr<Probe> make_rdma_probe() { return std::make_unique<RdmaProbe>(); }
-std::unique_ptr<Probe> make_rdma_probe_with_hook(std::function<void()> between_counter_reads) {
-  return std::make_unique<RdmaProbe>(std::move(between_counter_reads));
+std::unique_ptr<Probe> make_rdma_probe_with_hook(std::function<void()> before_end_read) {
+  return std::make_unique<RdmaProbe>(std::move(before_end_read));
 }
 
 }  // namespace ga

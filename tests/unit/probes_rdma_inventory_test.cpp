@@ -148,5 +148,18 @@ TEST(RdmaInventory, ErrorCountersAreReread) {
   fs::remove_all(dir);
 }
 
+TEST(RdmaInventory, RoceHardwareCountersAreReadWhereTheDriverHasThem) {
+  const auto ps = read_ports(tree("h100-12ca-3-eth-down"));
+  ASSERT_EQ(ps.size(), 12u);
+  const auto ib = read_error_counters(tree("h100-12ca-3-eth-down"), ps[0]);  // mlx5_0: no hw_counters/
+  EXPECT_EQ(ib.size(), error_counter_names().size());
+  ASSERT_EQ(ps[1].device, "mlx5_1");
+  const auto roce = read_error_counters(tree("h100-12ca-3-eth-down"), ps[1]);
+  EXPECT_EQ(roce.size(), error_counter_names().size() + hw_error_counter_names().size());
+  for (const auto& n : hw_error_counter_names()) EXPECT_TRUE(roce.count(n)) << n;
+  EXPECT_FALSE(roce.count("rx_write_requests"));  // a request count, not an error
+  EXPECT_FALSE(roce.count("out_of_buffer"));      // the application's doing, not the port's
+}
+
 }  // namespace
 }  // namespace ga::rdma

@@ -17,6 +17,11 @@ COUNTERS = ["symbol_error", "link_downed", "link_error_recovery", "port_rcv_erro
             "excessive_buffer_overrun_errors", "port_rcv_constraint_errors", "port_xmit_constraint_errors",
             "VL15_dropped", "port_xmit_data", "port_rcv_data"]
 
+# A subset of what mlx5 exposes under ports/N/hw_counters/: request counts beside the error ones.
+HW_COUNTERS = ["rx_write_requests", "rx_read_requests", "out_of_buffer", "out_of_sequence", "duplicate_request",
+               "rnr_nak_retry_err", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
+               "rx_icrc_encapsulated", "np_cnp_sent", "rp_cnp_handled"]
+
 
 def put(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -47,6 +52,11 @@ def port_tree(pdir, p):
         put(f"{pdir}/gid_attrs/types/{i}", t)
     for c in COUNTERS:
         put(f"{pdir}/counters/{c}", str(p.get("counters", {}).get(c, 0)))
+    # mlx5's per-port hardware (transport) counters, names as drivers/infiniband/hw/mlx5/counters.c
+    # writes them; on the RoCE ports only here (the fixtures record none; values synthetic).
+    if p["ll"] == "Ethernet":
+        for c in HW_COUNTERS:
+            put(f"{pdir}/hw_counters/{c}", "0")
 
 
 def host(name, devs):
