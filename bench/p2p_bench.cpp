@@ -6,6 +6,10 @@
 // (yield_when_idle: on a shared 2-core machine a spinning rank otherwise waits a scheduler tick)
 // The targets (issue 3): latency at 8 B and bandwidth at 4 MiB within 5% of the bare loop;
 // the 4096-host schedule in under 1 s.
+//   p2p_bench --exchanges: one pass of the probe's exchanges at its default limits, as
+// key=value lines, for scripts/bench-p2p-vs-imb.sh (against Intel MPI Benchmarks, issue 11):
+// latency 8 B, ping-pong 4 MiB (IMB PingPong's bandwidth: bytes / half a round trip), window
+// 4 MiB (the probe's p2p.bw, against IMB Uniband with the same window).
 #include <mpi.h>
 
 #include <algorithm>
@@ -62,6 +66,35 @@ double bare_bw(int rank, std::size_t size, int window, int windows, std::vector<
   return double(size) * window * windows / secs;
 }
 
+// One pass of what the probe measures, at its defaults, for the comparison with IMB. MB/s is
+// 1e6 B/s, as IMB prints it.
+void exchanges(int rank) {
+  const std::size_t big = std::size_t(4) << 20;
+  MPI_Comm world = MPI_COMM_WORLD;
+  ga::p2p::PairExchange ex(&world, big);
+  const ga::p2p::ExchangeLimits lim;
+  const int peer = 1 - rank;
+  MPI_Barrier(MPI_COMM_WORLD);
+  auto l = ex.latency(peer, rank == 0, 8, 0, lim);
+  MPI_Barrier(MPI_COMM_WORLD);
+  auto pp = ex.latency(peer, rank == 0, big, 1, lim);
+  MPI_Barrier(MPI_COMM_WORLD);
+  auto b = ex.bandwidth(peer, rank == 0, big, 2, lim);
+  if (rank != 0) return;
+  if (!l.completed || !pp.completed || !b.completed) {
+    std::printf("error=%s%s%s\n", l.why.c_str(), pp.why.c_str(), b.why.c_str());
+    return;
+  }
+  const auto s = ga::p2p::summarize_latency(l.one_way_s), sp = ga::p2p::summarize_latency(pp.one_way_s);
+  std::printf("shares_cores=%d\n", ex.shares_cores() ? 1 : 0);
+  std::printf("lat8_p50_us=%.4f\nlat8_p99_us=%.4f\nlat8_max_us=%.4f\nlat8_jitter_us=%.4f\n", s.p50 * 1e6,
+              s.p99 * 1e6, s.max * 1e6, s.jitter * 1e6);
+  std::printf("lat8_round_trips=%d\nlat8_batch=%d\nlat8_singles=%zu\n", s.count, l.one_way_s.batch, l.one_way_s.size());
+  std::printf("pp4m_p50_us=%.3f\npp4m_MBps=%.1f\npp4m_round_trips=%d\n", sp.p50 * 1e6, double(big) / sp.p50 / 1e6, sp.count);
+  std::printf("bw4m_MBps=%.1f\nbw4m_window=%d\nbw4m_windows=%d\n", b.bytes / b.seconds / 1e6,
+              ga::p2p::PairExchange::window_for(big), b.windows);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
@@ -98,6 +131,11 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
+  if (argc > 1 && std::string(argv[1]) == "--exchanges") {
+    exchanges(rank);
+    MPI_Finalize();
+    return 0;
+  }
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
   const std::size_t big = std::size_t(4) << 20;
   const int window = ga::p2p::PairExchange::window_for(big);
@@ -111,8 +149,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < repeats; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     auto l = ex.latency(peer, rank == 0, 8, 4 * r, lim);
-    const int iters = static_cast<int>(l.one_way_s.size());
-    double n_iters = iters;
+    double n_iters = ga::p2p::summarize_latency(l.one_way_s).count;
     MPI_Bcast(&n_iters, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);  // the bare loop does as many
     MPI_Barrier(MPI_COMM_WORLD);
     bare_lat.push_back(bare_latency_p50(rank, static_cast<int>(n_iters), lim.warmup));

@@ -1,8 +1,13 @@
 // MPI side of pair_exchange.hpp (built only with MPI: the mpi_ prefix keeps it out otherwise).
 #include <mpi.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <bit>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 
@@ -13,6 +18,9 @@ namespace ga::p2p {
 namespace {
 
 constexpr std::size_t kWindowBytes = std::size_t(64) << 20;  // data in flight per window, at most
+// A latency batch lasts about this long, so its two clock reads (25-60 ns here) cost < 0.5%.
+constexpr double kBatchSpan_s = 20e-6;
+constexpr int kMaxBatch = 256;
 enum Kind { kPing = 0, kPong = 1, kCtrl = 2, kAck = 3, kData = 4, kKinds = 5 };
 
 void check(int rc, const char* what) {
@@ -36,6 +44,49 @@ struct Pending {
   int n = 0;
   void add(MPI_Request r, bool is_recv) { req[n] = r, recv[n] = is_recv, ++n; }
 };
+
+// Which kernel this rank runs on: ranks with the same boot_id share its CPUs, whatever their
+// hostnames say (fake hosts are network namespaces of one kernel). The processor name stands
+// in where /proc does not tell.
+std::uint64_t kernel_id() {
+  std::string id;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> id;
+  if (id.empty()) {
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    id.assign(name, static_cast<std::size_t>(len));
+  }
+  return std::hash<std::string>{}(id);
+}
+
+// Whether the ranks of `comm` on this kernel are more than the CPUs they may run on together
+// (the union of their affinity masks: bound to distinct cores or all unbound, 2 ranks on 2 CPUs
+// each have one). Collective. An id collision between two kernels only makes both nap.
+bool ranks_share_cores(MPI_Comm comm) {
+  constexpr int kWords = CPU_SETSIZE / 64;
+  std::uint64_t mask[kWords] = {}, all[kWords] = {};
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) mask[c / 64] |= std::uint64_t(1) << (c % 64);
+  } else {
+    mask[0] = 1;  // unknown: count one CPU, so sharing ranks nap
+  }
+  MPI_Comm local = MPI_COMM_NULL;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  check(MPI_Comm_split(comm, static_cast<int>(kernel_id() & 0x7fffffff), rank, &local), "MPI_Comm_split");
+  int ranks = 0;
+  MPI_Comm_size(local, &ranks);
+  const int rc = MPI_Allreduce(mask, all, kWords, MPI_UINT64_T, MPI_BOR, local);
+  MPI_Comm_free(&local);
+  check(rc, "MPI_Allreduce");
+  int cpus = 0;
+  for (auto w : all) cpus += std::popcount(w);
+  return ranks > cpus;
+}
 
 }  // namespace
 
@@ -61,11 +112,12 @@ struct PairExchange::Impl {
   }
 
   // Spin until all complete or `hard`: a round trip is the measurement, the pair owns the
-  // moment. A bandwidth window (`patient`) lasts milliseconds: after a short spin it naps 20 us
-  // between polls, far less than a socket buffer takes to drain, so the transfer does not
-  // stall, and the cores go to the other pairs of the round (on hosts that share cores, as
-  // fake hosts do, a spinning sender otherwise slows every other pair).
-  bool wait_all(Pending& p, Clock::time_point hard, bool patient = false) {
+  // moment. A bandwidth window lasts milliseconds; where ranks share cores (`nap`) its waits
+  // nap 20 us between polls after a short spin, far less than a socket buffer takes to drain,
+  // so the transfer does not stall, and the cores go to the other pairs of the round (on fake
+  // hosts a spinning sender otherwise slows every other pair 5-10x). Where each rank has a core
+  // of its own they spin: the naps cost 14% of the bandwidth at 4 MiB here.
+  bool wait_all(Pending& p, Clock::time_point hard, bool nap = false) {
     int done = 0;
     for (unsigned spins = 0;; ++spins) {
       check(MPI_Testall(p.n, p.req, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
@@ -74,7 +126,7 @@ struct PairExchange::Impl {
         return true;
       }
       if ((spins & 63) == 63 && Clock::now() >= hard) return false;  // a clock read costs 5% of a round trip
-      if (patient && spins > 256) std::this_thread::sleep_for(std::chrono::microseconds(20));
+      if (nap && spins > 256) std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   }
 
@@ -98,6 +150,7 @@ PairExchange::PairExchange(void* native_comm, std::size_t max_size) : impl_(std:
   MPI_Comm_get_attr(impl_->comm, MPI_TAG_UB, &ub, &flag);
   impl_->tag_slots = std::max(1, (flag && ub ? *ub : 32767) / kKinds - 1);
   impl_->abandoned = &abandoned_;
+  shares_cores_ = ranks_share_cores(impl_->comm);
   impl_->sbuf_size = std::max<std::size_t>(max_size, 8);
   impl_->sbuf.reset(new char[impl_->sbuf_size]);
   for (std::size_t i = 0; i < impl_->sbuf_size; ++i) impl_->sbuf[i] = static_cast<char>(i * 131 + 7);
@@ -127,15 +180,10 @@ LatencyResult PairExchange::latency(int peer, bool initiator, std::size_t size, 
   const auto start = Clock::now(), hard = after(start, lim.limit_s);
   Pending p;
   if (initiator) {
-    res.one_way_s.reserve(std::min(lim.max_iters, 1 << 16));
-    Clock::time_point measuring{}, last = start;  // `last`: the previous round trip's end, read anyway
-    for (std::int64_t i = 0;; ++i) {
-      if (i == lim.warmup) measuring = last;
-      if (i >= lim.warmup && (seconds(last - measuring) >= lim.target_s ||
-                              static_cast<int>(res.one_way_s.size()) >= lim.max_iters))
-        break;
+    // One round trip: the ping carries its sequence number, the pong echoes it.
+    std::int64_t i = 0;
+    auto round_trip = [&]() -> bool {
       std::memcpy(sbuf, &i, 8);
-      const auto t0 = Clock::now();
       MPI_Request r;
       check(MPI_Irecv(rbuf, n, MPI_BYTE, peer, m.tag(slot, kPong), m.comm, &r), "MPI_Irecv");
       p.add(r, true);
@@ -144,17 +192,51 @@ LatencyResult PairExchange::latency(int peer, bool initiator, std::size_t size, 
       if (!m.wait_all(p, hard)) {
         m.abandon(p);
         res.why = "no reply within " + std::to_string(lim.limit_s) + " s after " + std::to_string(i) + " round trips";
-        return res;
+        return false;
       }
-      const auto t1 = Clock::now();
-      last = t1;
       std::int64_t echo;
       std::memcpy(&echo, rbuf, 8);
       if (echo != i) {
         res.why = "data check: round trip " + std::to_string(i) + " came back as " + std::to_string(echo);
-        return res;  // nothing outstanding; the peer waits for a stop that does not come and times out
+        return false;  // nothing outstanding; the peer waits for a stop that does not come and times out
       }
-      if (i >= lim.warmup) res.one_way_s.push_back(seconds(t1 - t0) / 2);
+      ++i;
+      return true;
+    };
+    // Warm-up, each round trip timed: the fastest sizes the batches.
+    double fastest = 0;
+    auto last = Clock::now();
+    for (int k = 0; k < lim.warmup; ++k) {
+      if (!round_trip()) return res;
+      const auto t = Clock::now();
+      fastest = k == 0 ? seconds(t - last) : std::min(fastest, seconds(t - last));
+      last = t;
+    }
+    // Cycles of one batch (B round trips between two clock reads: the median) and B singles
+    // (each between two: the tail), until target_s or max_iters. Without a warm-up, or where a
+    // round trip is slower than kBatchSpan_s, B is 1 and every round trip is a single.
+    auto& out = res.one_way_s;
+    int batch = 1;
+    while (batch < kMaxBatch && fastest > 0 && batch * fastest < kBatchSpan_s) batch *= 2;
+    out.batch = batch;
+    out.reserve(static_cast<std::size_t>(std::min(lim.max_iters, 1 << 16)));
+    const auto measuring = last;
+    std::int64_t measured = 0;
+    while (seconds(last - measuring) < lim.target_s && measured < lim.max_iters) {
+      if (batch > 1) {
+        for (int k = 0; k < batch; ++k)
+          if (!round_trip()) return res;
+        const auto t = Clock::now();
+        out.batch_means.push_back(seconds(t - last) / batch / 2);
+        last = t;
+      }
+      for (int k = 0; k < batch; ++k) {
+        if (!round_trip()) return res;
+        const auto t = Clock::now();
+        out.push_back(seconds(t - last) / 2);
+        last = t;
+      }
+      measured += batch > 1 ? 2 * batch : 1;
     }
     const std::int64_t stop = -1;
     std::memcpy(sbuf, &stop, 8);
@@ -202,6 +284,7 @@ BandwidthResult PairExchange::bandwidth(int peer, bool sender, std::size_t size,
   Pending p;
   std::int64_t& ctrl = m.ctrl;
   std::int64_t& ack = m.ack;
+  const bool nap = lim.polling == Polling::nap || (lim.polling == Polling::automatic && shares_cores_);
   if (sender) {
     for (std::int64_t i = 0;; ++i) {
       if (i >= warm && (res.seconds >= lim.target_s || res.windows >= max_windows)) break;
@@ -217,7 +300,7 @@ BandwidthResult PairExchange::bandwidth(int peer, bool sender, std::size_t size,
         check(MPI_Isend(sbuf, n, MPI_BYTE, peer, m.tag(slot, kData), m.comm, &r), "MPI_Isend");
         p.add(r, false);
       }
-      if (!m.wait_all(p, hard, true)) {
+      if (!m.wait_all(p, hard, nap)) {
         m.abandon(p);
         res.why = "window " + std::to_string(i) + " of " + std::to_string(w) + " x " + std::to_string(size) +
                   " B not acknowledged within " + std::to_string(lim.limit_s) + " s";
@@ -262,7 +345,7 @@ BandwidthResult PairExchange::bandwidth(int peer, bool sender, std::size_t size,
       p.n = 0;
       break;
     }
-    if (!m.wait_all(p, hard, true)) {
+    if (!m.wait_all(p, hard, nap)) {
       m.abandon(p);
       res.why = "window " + std::to_string(ctrl) + " not received within " + std::to_string(lim.limit_s) + " s";
       return res;

@@ -1,5 +1,6 @@
 // The two measurements a pair makes, over MPI point-to-point, each under a time budget:
-//   latency: ping-pong of `size` bytes; one-way latency = half the round trip;
+//   latency: ping-pong of `size` bytes; one-way latency = half the round trip; round trips
+//     timed in batches (the median) and singly (the tail), see OneWaySamples;
 //   bandwidth: a window of non-blocking sends (as osu_bw does), acknowledged by the receiver.
 // The initiating side decides how many iterations fit (warm-up, then as many as fit in
 // target_s); both sides stop at limit_s whatever happens, so a dead or hopeless peer is a
@@ -20,21 +21,33 @@
 #include <string>
 #include <vector>
 
+#include "probes/p2p/latency_stats.hpp"
+
 namespace ga::p2p {
 
 using Clock = std::chrono::steady_clock;
+
+// How a bandwidth window's waits poll. Spinning measures what the link does; napping leaves
+// the core to other ranks, which is what ranks that share cores need (fake hosts: 16 ranks on
+// 2 cores), at some cost to the figure (-14% at 4 MiB against spinning, on 2 ranks here).
+enum class Polling {
+  automatic,  // spin where every rank on this kernel has a core of its own, else nap (shares_cores())
+  spin,
+  nap,
+};
 
 struct ExchangeLimits {
   double target_s = 0.2;     // keep iterating until this much measured time has passed
   double limit_s = 5;        // hard stop for the whole measurement, warm-up included
   int warmup = 10;           // latency iterations (bandwidth: windows / 10, at least 1) not recorded
-  int max_iters = 100000;    // latency iterations; bandwidth windows use max_iters / 100, at least 3
+  int max_iters = 100000;    // latency round trips; bandwidth windows use max_iters / 100, at least 3
+  Polling polling = Polling::automatic;
 };
 
 struct LatencyResult {
   bool completed = false;
-  std::vector<double> one_way_s;   // initiator only: one value per measured iteration
-  std::string why;                 // when not completed
+  OneWaySamples one_way_s;   // initiator only: the measured round trips (singles, batch means)
+  std::string why;           // when not completed
 };
 
 struct BandwidthResult {
@@ -46,7 +59,8 @@ struct BandwidthResult {
 
 class PairExchange {
  public:
-  // Duplicates the communicator (collective over it). max_size: the largest message.
+  // Duplicates the communicator and finds shares_cores() (collective over it). max_size: the
+  // largest message.
   PairExchange(void* native_comm, std::size_t max_size);
   ~PairExchange();
   PairExchange(const PairExchange&) = delete;
@@ -63,11 +77,15 @@ class PairExchange {
 
   static int window_for(std::size_t size);   // messages in flight per bandwidth window
   int abandoned() const { return abandoned_; }
+  // More ranks of this communicator run on this kernel (same boot_id) than there are CPUs in
+  // their affinity masks together: found by the constructor, it makes Polling::automatic nap.
+  bool shares_cores() const { return shares_cores_; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int abandoned_ = 0;
+  bool shares_cores_ = true;
 };
 
 }  // namespace ga::p2p

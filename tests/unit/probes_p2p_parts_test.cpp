@@ -1,4 +1,5 @@
-// The p2p probe's pure parts: latency percentiles, parameter checking, the re-test plan.
+// The p2p probe's pure parts: latency percentiles (singles and batches), parameter checking,
+// the re-test plan.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,7 +22,44 @@ TEST(P2pLatencyStats, NearestRankPercentilesAndJitter) {
   EXPECT_DOUBLE_EQ(s.p99, 100e-6);
   EXPECT_DOUBLE_EQ(s.max, 5e-3);
   EXPECT_DOUBLE_EQ(s.jitter, s.p99 - s.p50);
-  EXPECT_EQ(summarize_latency({}).count, 0);
+  EXPECT_EQ(summarize_latency(std::vector<double>{}).count, 0);
+}
+
+TEST(P2pLatencyStats, MedianFromBatchesTailFromSingles) {
+  // Singles carry a clock read (+0.05 us here); the batches spread it over 64 round trips.
+  OneWaySamples s;
+  s.batch = 64;
+  for (int i = 0; i < 99; ++i) s.push_back(0.20e-6 + (i % 3) * 0.01e-6);  // 0.20, 0.21, 0.22 us
+  s.push_back(5e-3);                                                      // one preemption
+  for (int i = 0; i < 9; ++i) s.batch_means.push_back(0.15e-6 + (i == 8 ? 2e-6 : 0));
+  auto st = summarize_latency(s);
+  EXPECT_DOUBLE_EQ(st.p50, 0.15e-6);                       // the median batch, not the singles' 0.21 us
+  EXPECT_NEAR(st.p99, 0.15e-6 + (0.22e-6 - 0.21e-6), 1e-15);  // the singles' spread on that level
+  EXPECT_NEAR(st.max, 0.15e-6 + (5e-3 - 0.21e-6), 1e-15);
+  EXPECT_NEAR(st.jitter, st.p99 - st.p50, 1e-15);
+  EXPECT_NEAR(st.jitter, 0.01e-6, 1e-15);                   // the clock read cancels out of it
+  EXPECT_EQ(st.count, 100 + 9 * 64);
+  EXPECT_LE(st.p50, st.p99);
+  EXPECT_LE(st.p99, st.max);
+}
+
+TEST(P2pLatencyStats, WithoutBatchesEverythingFromTheSingles) {
+  OneWaySamples s;
+  for (int i = 1; i <= 100; ++i) s.push_back(i * 1e-6);
+  auto a = summarize_latency(s);
+  auto b = summarize_latency(std::vector<double>(s.begin(), s.end()));
+  EXPECT_DOUBLE_EQ(a.p50, b.p50);
+  EXPECT_DOUBLE_EQ(a.p99, b.p99);
+  EXPECT_DOUBLE_EQ(a.max, b.max);
+  EXPECT_EQ(a.count, 100);
+  EXPECT_EQ(summarize_latency(OneWaySamples{}).count, 0);
+  // Batches without singles (an exchange always ends on a whole cycle, but stay defined).
+  OneWaySamples only;
+  only.batch = 4;
+  only.batch_means = {1e-6, 2e-6, 3e-6};
+  auto c = summarize_latency(only);
+  EXPECT_DOUBLE_EQ(c.p50, 2e-6);
+  EXPECT_EQ(c.count, 12);
 }
 
 TEST(P2pParams, DefaultsSweepAndErrors) {

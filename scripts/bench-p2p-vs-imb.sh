@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The p2p probe's exchanges against Intel MPI Benchmarks, 2 ranks on this machine (issue 11).
+# Each repetition runs ONE invocation of ours (bench/p2p_bench --exchanges: the probe's code at
+# its default limits) and ONE of IMB-MPI1 (PingPong and Uniband), alternating, with the same
+# mpirun flags; the table gives the median over repetitions of each figure and the median of the
+# repetitions' ratios (back-to-back pairs, so the machine's drift cancels).
+#
+# What is compared with what (like with like):
+#   latency 8 B     our p50 one-way latency   vs  IMB PingPong t[usec] (half the round trip, a mean)
+#   ping-pong 4 MiB 4 MiB / our p50 one-way   vs  IMB PingPong Mbytes/sec (bytes / half a round trip)
+#   window 4 MiB    our p2p.bw (windowed)     vs  IMB Uniband Mbytes/sec, -window_size = our window
+# (IMB's PingPong bandwidth is a ping-pong, not a window; osu_bw and Uniband are windowed.)
+#
+# Usage: scripts/bench-p2p-vs-imb.sh [IMB-MPI1]     (or IMB_MPI1=PATH)
+#   REPS=7  P2P_BENCH=build/bench/p2p_bench (configure with -DGPUACCEPT_BUILD_BENCH=ON)
+# Nothing is built or fetched here. To build IMB outside the repository:
+#   git clone https://github.com/intel/mpi-benchmarks /tmp/imb && cd /tmp/imb
+#   sed -i 's/-g -O0/-g -O2/; s/ -Werror//' src_cpp/Makefile
+#   make IMB-MPI1 CC=mpicc CXX=mpicxx CPPFLAGS=-DOMPI_SKIP_MPICXX=1      # -> /tmp/imb/IMB-MPI1
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+imb=${1:-${IMB_MPI1:-}}
+ours=${P2P_BENCH:-$root/build/bench/p2p_bench}
+reps=${REPS:-7}
+
+how_imb="build it outside the repository: git clone https://github.com/intel/mpi-benchmarks /tmp/imb && cd /tmp/imb && sed -i 's/-g -O0/-g -O2/; s/ -Werror//' src_cpp/Makefile && make IMB-MPI1 CC=mpicc CXX=mpicxx CPPFLAGS=-DOMPI_SKIP_MPICXX=1; then pass /tmp/imb/IMB-MPI1 (argument or IMB_MPI1)"
+if [[ -z $imb ]]; then
+  echo "bench-p2p-vs-imb: no IMB-MPI1 given; $how_imb" >&2
+  exit 2
+fi
+if [[ ! -x $imb ]]; then
+  echo "bench-p2p-vs-imb: $imb is not an executable; $how_imb" >&2
+  exit 2
+fi
+if [[ ! -x $ours ]]; then
+  echo "bench-p2p-vs-imb: $ours missing; build it: cmake -B build -DGPUACCEPT_BUILD_BENCH=ON && cmake --build build --target p2p_bench (or set P2P_BENCH)" >&2
+  exit 2
+fi
+command -v mpirun >/dev/null || { echo "bench-p2p-vs-imb: mpirun not found" >&2; exit 2; }
+
+if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+# The flags of tests/integration/lib.sh ga_mpirun, both ways.
+mpi=(mpirun -np 2 --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none --mca btl self,vader,tcp)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+printf '8\n4194304\n' >"$work/lengths"
+
+# Our window at 4 MiB, so Uniband keeps as much in flight.
+window=$("${mpi[@]}" "$ours" --exchanges | tee "$work/warm" | sed -n 's/^bw4m_window=//p')
+[[ -n $window ]] || { echo "bench-p2p-vs-imb: $ours --exchanges printed no window:" >&2; cat "$work/warm" >&2; exit 1; }
+# IMB at about the probe's limits: up to 100,000 round trips (the probe's max_iters), about
+# 0.2 s per size (its measure_s; -time is IMB's cap per size, the volume cap 1000 MiB keeps
+# 4 MiB near it).
+imb_args=(PingPong Uniband -msglen "$work/lengths" -window_size "$window" -iter 100000,1000 -time 1)
+
+for ((r = 1; r <= reps; r++)); do
+  "${mpi[@]}" "$ours" --exchanges >"$work/ours.$r"
+  grep -q '^lat8_p50_us=' "$work/ours.$r" || { echo "bench-p2p-vs-imb: our run $r failed:" >&2; cat "$work/ours.$r" >&2; exit 1; }
+  "${mpi[@]}" "$imb" "${imb_args[@]}" >"$work/imb.$r" 2>&1
+  # PingPong rows: bytes reps t[usec] Mbytes/sec; Uniband rows: bytes reps Mbytes/sec Msg/sec.
+  awk '/Benchmarking PingPong/ {b = "pp"} /Benchmarking Uniband/ {b = "uni"}
+       /^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ *$/ {
+         if (b == "pp" && $1 == 8) print "lat8_p50_us=" $3
+         if (b == "pp" && $1 == 4194304) print "pp4m_MBps=" $4
+         if (b == "uni" && $1 == 4194304) print "bw4m_MBps=" $3 }' "$work/imb.$r" >"$work/imbv.$r"
+  [[ $(wc -l <"$work/imbv.$r") == 3 ]] || { echo "bench-p2p-vs-imb: IMB run $r printed no figures:" >&2; tail -20 "$work/imb.$r" >&2; exit 1; }
+  echo "repetition $r/$reps: ours $(tr '\n' ' ' <"$work/ours.$r")" >&2
+  echo "                IMB  $(tr '\n' ' ' <"$work/imbv.$r")" >&2
+done
+
+python3 - "$work" "$reps" "$window" <<'EOF'
+import statistics, sys
+work, reps, window = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def read(path):
+    return {k: float(v) for k, v in (l.strip().split("=", 1) for l in open(path) if "=" in l)}
+ours = [read(f"{work}/ours.{r}") for r in range(1, reps + 1)]
+imb = [read(f"{work}/imbv.{r}") for r in range(1, reps + 1)]
+med = statistics.median
+print(f"p2p probe (bench/p2p_bench --exchanges) vs IMB-MPI1, 2 ranks, {reps} interleaved repetitions, medians")
+print(f"ours: shares_cores={int(ours[0]['shares_cores'])} (0: its bandwidth waits spin), latency batch {int(ours[0]['lat8_batch'])} round trips")
+print(f"{'measure':<34} {'ours':>12} {'IMB':>12} {'ours/IMB':>9} {'median of ratios':>17}")
+rows = [("latency 8 B, us (p50 / PingPong t)", "lat8_p50_us"),
+        ("ping-pong 4 MiB, MB/s (PingPong)", "pp4m_MBps"),
+        (f"window 4 MiB x{window}, MB/s (Uniband)", "bw4m_MBps")]
+for name, key in rows:
+    o, i = med(x[key] for x in ours), med(x[key] for x in imb)
+    ratio = med(a[key] / b[key] for a, b in zip(ours, imb))
+    print(f"{name:<34} {o:>12.4g} {i:>12.4g} {o / i:>9.3f} {ratio:>17.3f}")
+print("ours only (IMB reports none): latency 8 B p99 %.3f us, max %.3f us, jitter %.3f us" %
+      tuple(med(x[k] for x in ours) for k in ("lat8_p99_us", "lat8_max_us", "lat8_jitter_us")))
+EOF
