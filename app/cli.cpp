@@ -36,7 +36,9 @@ std::string positive_seconds(const std::string& v) {
   return "needs a positive number of seconds, not \"" + v + "\"";
 }
 
-const char* kExitCodes = "exit codes: 0 pass, 1 a criterion failed, 2 bad usage or input, 3 run incomplete";
+const char* kExitCodes =
+    "exit codes: 0 pass, 1 a node fault (a criterion failed), 2 bad usage or input, 3 run incomplete,\n"
+    "            4 inconclusive (re-test: a suspicion no re-test confirmed), 5 a tool error (gpuaccept or its setup failed)";
 
 CommandLine usage_error(const std::string& command, const std::string& message) {
   CommandLine cl;
@@ -142,6 +144,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                  "Every declared metric: probe, unit, which way is better, how samples combine (a Markdown table)");
   list->add_flag("--params", cl.list.params,
                  "Every declared parameter: probe, type, default, allowed values (a Markdown table)");
+  list->add_flag("--criteria", cl.list.criteria,
+                 "The built-in criteria as YAML: what --criteria FILE replaces, a contract's starting point");
 
   // After the subcommands, which copy the help flag and the footer from here when created.
   app.set_help_flag("-h,--help", "Print this help and exit (also: gpuaccept help [COMMAND])");

@@ -36,6 +36,7 @@ struct TopoOptions {
 struct ListOptions {
   bool metrics = false;                 // --metrics: the declared metrics, as docs/criteria.md has them
   bool params = false;                  // --params: the declared parameters
+  bool criteria = false;                // --criteria: the built-in criteria file, verbatim
 };
 
 int run_command(const RunOptions&, int* argc, char*** argv);

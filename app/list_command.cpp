@@ -3,6 +3,7 @@
 
 #include "app/commands.hpp"
 #include "probes/probe.hpp"
+#include "suites/criteria.hpp"
 #include "suites/suite_file.hpp"
 
 namespace ga::app {
@@ -65,6 +66,10 @@ std::string params_table() {
 }
 
 int list_command(const ListOptions& o) {
+  if (o.criteria) {
+    std::cout << builtin_criteria_text();
+    return kExitPass;
+  }
   if (o.metrics || o.params) {
     if (o.metrics) std::cout << metrics_table();
     if (o.metrics && o.params) std::cout << "\n";
@@ -90,7 +95,7 @@ int list_command(const ListOptions& o) {
     for (const auto& p : s.probes) std::cout << " " << p.name;
     std::cout << "\n      " << s.description << "\n";
   }
-  std::cout << "(gpuaccept list --metrics and --params: what each probe declares)\n";
+  std::cout << "(gpuaccept list --metrics and --params: what each probe declares; --criteria: the built-in criteria)\n";
   return kExitPass;
 }
 

@@ -71,7 +71,7 @@ else
   "$bin" "${args[@]}" > "$out/run.log" 2>&1
 fi
 rc=$?
-log "gpuaccept exit code $rc (0 pass, 1 a criterion failed, 2 usage, 3 incomplete); report $run_dir/report.md"
+log "gpuaccept exit code $rc (0 pass, 1 node fault, 2 usage, 3 incomplete, 4 inconclusive, 5 tool error); report $run_dir/report.md"
 
 # ---------------------------------------------------------------- reference, same GPUs, same run
 ref="$out/reference.txt"

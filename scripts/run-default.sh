@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on this host: install what is missing, build, run the default suite under
 # mpirun with 4 ranks, print where the report is and its verdict. Exit code: gpuaccept's
-# (0 pass, 1 a criterion failed, 2 bad input, 3 incomplete).
+# (0 pass, 1 node fault, 2 bad input, 3 incomplete, 4 inconclusive, 5 tool error).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
