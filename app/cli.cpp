@@ -124,6 +124,13 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->expected(1)
       ->allow_extra_args(false);
+  // The p2p probe's leaf groups, a file every rank can name the same way; it becomes the first
+  // --set, so an explicit --set p2p.switch_map=... still wins. Read by rank 0 when p2p runs.
+  std::string switch_map;
+  run->add_option("--switch-map", switch_map,
+                  "Each host's leaf switch for the p2p probe's adaptive schedule: HOSTS LEAF [UPLINK...] lines or a "
+                  "Slurm topology.conf (the same as --set p2p.switch_map=FILE)")
+      ->type_name("FILE");
   run->footer(kExitCodes);
 
   CLI::App* judge = app.add_subcommand("judge", "Re-judge a run directory from its journal; no MPI, no GPU");
@@ -183,6 +190,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       return usage_error(command, command + " takes no argument \"" + a + "\"");
     }
   }
+  if (sub == run && !switch_map.empty()) cl.run.overrides.insert(cl.run.overrides.begin(), "p2p.switch_map=" + switch_map);
   if (sub == run) cl.action = CommandLine::Action::run;
   else if (sub == judge) cl.action = CommandLine::Action::judge;
   else if (sub == topo) cl.action = CommandLine::Action::topo;

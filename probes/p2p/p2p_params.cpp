@@ -93,6 +93,12 @@ const std::vector<ParamDecl>& p2p_param_decls() {
          "healthy partners per suspect host"},
         {"retest_max", ParamType::integer, d.retest_options.max_suspects, 0, kMaxWhole, {},
          "suspects re-tested at most (worst first)"},
+        {"adaptive_min_hosts", ParamType::integer, d.adaptive_min_hosts, 2, kMaxWhole, {},
+         "from this many hosts on, the adaptive schedule (within leaf groups, sampled across them, suspects "
+         "re-tested) replaces all pairs"},
+        {"switch_map", ParamType::string, d.switch_map, {}, {}, {},
+         "leaf switch of each host: a file of HOSTS LEAF [UPLINK...] lines or a Slurm topology.conf (--switch-map); "
+         "empty: Slurm's topology.conf when found, else inferred from neighbour latencies"},
     };
   }();
   return decls;
@@ -149,6 +155,11 @@ P2pParams parse_p2p_params(const nlohmann::json& p) {
   r.retest_options.ratio = positive(p, "retest_ratio", r.retest_options.ratio);
   r.retest_options.partners = whole(p, "retest_partners", r.retest_options.partners, 1);
   r.retest_options.max_suspects = whole(p, "retest_max", r.retest_options.max_suspects, 0);
+  r.adaptive_min_hosts = whole(p, "adaptive_min_hosts", r.adaptive_min_hosts, 2);
+  if (p.contains("switch_map")) {
+    if (!p["switch_map"].is_string()) bad("switch_map", "must be a file name, got " + p["switch_map"].dump());
+    r.switch_map = p["switch_map"].get<std::string>();
+  }
   return r;
 }
 

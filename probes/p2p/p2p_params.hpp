@@ -16,6 +16,11 @@
 //   retest_ratio: 1.5          worse than this x the cluster reference is re-tested
 //   retest_partners: 2         healthy partners per suspect host
 //   retest_max: 8              suspects re-tested at most (worst first)
+//   adaptive_min_hosts: 65     from this many hosts on, the adaptive schedule (probes/harness/
+//                              isolation.hpp) instead of all pairs: all pairs up to 64 hosts
+//   switch_map: ""             leaf switch of each host: a `HOSTS LEAF [UPLINK...]` file or a
+//                              Slurm topology.conf (--switch-map FILE); "" = Slurm's
+//                              topology.conf if there is one, else inferred from latencies
 #pragma once
 #include <cstddef>
 #include <string>
@@ -48,6 +53,11 @@ struct P2pParams {
   double budget_fraction = 0.6;
   bool retest = true;
   RetestOptions retest_options;
+  // Hosts from which on the adaptive schedule replaces all pairs. 65: a 64-host cluster is
+  // 63 rounds of all pairs, about a minute with the defaults (docs/fabric.md); past that each
+  // measurement shrinks to fit, and at 4096 hosts it would be 11 ms.
+  int adaptive_min_hosts = 65;
+  std::string switch_map;          // "" = topology.conf when found, else inferred
 
   // In the order a pair direction runs them: every latency then every bandwidth size.
   std::vector<Measurement> measurements() const;
