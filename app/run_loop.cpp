@@ -133,7 +133,8 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
         try {
           probe->read_run_bound(at, ctx, sink);
         } catch (const std::exception& e) {
-          // Its samples are then absent and the judge says so where a criterion needs them.
+          // A tool failure, not a node fault: its samples are then absent and nothing is derived
+          // from them (the probe readers do not throw on a missing or unreadable file).
           std::fprintf(stderr, "gpuaccept: rank %d: %s: %s\n", rank, phase.c_str(), e.what());
         }
         watch.stage("sending results");

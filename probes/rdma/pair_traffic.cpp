@@ -151,7 +151,7 @@ TrafficStats run_pair_traffic(ProbeContext& ctx, const pairs::PairSchedule& sche
         if (!cfg.gpu_memory) {
           const double lat_share = per_direction * kLatencyShare;
           int next = std::min(kLatencyChunk, cfg.max_lat_iters);
-          double spent = 0;
+          double spent = 0, slowest = 0;
           bool warmup = true;
           while (next > 0 && derr.empty()) {
             const int n = next;
@@ -165,15 +165,18 @@ TrafficStats run_pair_traffic(ProbeContext& ctx, const pairs::PairSchedule& sche
               const auto r = ep->ping(cfg.lat_bytes, n, timeout);
               const double took = comm.wtime() - t0;
               spent += took;
+              for (double x : r) slowest = std::max(slowest, x);
               if (!warmup) rtt.insert(rtt.end(), r.begin(), r.end());
               const int left = cfg.max_lat_iters - static_cast<int>(rtt.size());
               const double mean = std::max(took / n, 1e-7);
               const double time_left = lat_share - spent;
+              // At most 4x the last chunk, and never so many that the slowest round trip seen
+              // so far, repeated, would take a quarter of the call's timeout.
+              const int cap = std::max(1, std::min({left, 4 * n, static_cast<int>(0.25 * timeout / std::max(slowest, 1e-7))}));
               if (left <= 0) announce = 0;
-              else if (warmup) announce = std::min(left, std::max(kLatencyChunk, static_cast<int>(time_left / mean)));
+              else if (warmup) announce = std::min(cap, std::max(kLatencyChunk, static_cast<int>(time_left / mean)));
               else if (time_left <= 0) announce = 0;
-              else announce = std::clamp(static_cast<int>(time_left / mean), 1, std::min(left, 4 * n));
-              if (warmup) announce = std::min(announce, 4 * n);
+              else announce = std::clamp(static_cast<int>(time_left / mean), 1, cap);
             }, &announce);
             warmup = false;
             next = writer ? announce : as_int(got, 0);

@@ -249,7 +249,7 @@ class VerbsEndpoint final : public Endpoint {
     const auto end = deadline(timeout_s);
     for (int i = 0; i < count; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
-      const uint8_t tag = stamp(bytes, i);
+      const uint8_t tag = stamp(bytes, round_trips_++);
       post_write(bytes, static_cast<uint64_t>(i));
       wait_stamp(bytes, tag, end);
       drain_all(end);
@@ -261,7 +261,7 @@ class VerbsEndpoint final : public Endpoint {
     check_pingable(bytes);
     const auto end = deadline(timeout_s);
     for (int i = 0; i < count; ++i) {
-      wait_stamp(bytes, stamp(bytes, i), end);
+      wait_stamp(bytes, stamp(bytes, round_trips_++), end);
       post_write(bytes, static_cast<uint64_t>(i));
       drain_all(end);
     }
@@ -294,8 +294,10 @@ class VerbsEndpoint final : public Endpoint {
   uint8_t* base() const { return static_cast<uint8_t*>(host_ ? host_->p : reinterpret_cast<void*>(gpu_->ptr)); }
   // The send half's last byte carries the iteration, so the peer knows the whole message landed
   // (RC writes on one QP are placed in order; the last byte arrives last in practice, which
-  // is what perftest's write latency relies on as well).
-  uint8_t stamp(std::size_t bytes, int i) {
+  // is what perftest's write latency relies on as well). The iteration counts every round trip
+  // of the endpoint, across calls (both sides make the same calls), so a ping-pong split into
+  // several calls never mistakes the last call's final stamp for the next one's first.
+  uint8_t stamp(std::size_t bytes, long i) {
     const uint8_t tag = static_cast<uint8_t>(i % 255 + 1);
     base()[spec_.buffer_bytes + bytes - 1] = tag;
     return tag;
@@ -441,6 +443,7 @@ class VerbsEndpoint final : public Endpoint {
   uint32_t inline_ = 0;
   int outstanding_ = 0;
   bool connected_ = false;
+  long round_trips_ = 0;                // ping and pong iterations so far: the stamps go on across calls
 };
 
 class VerbsTransport final : public Transport {

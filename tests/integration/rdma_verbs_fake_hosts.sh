@@ -6,13 +6,14 @@
 #   clean:     every pair connects, writes and checks its data both ways; bandwidth and latency > 0
 #   faults:    ga-h1's mlx5_0 DOWN in its tree (fails that port on that host, its traffic moves to
 #              the next port) and ga-h2's QPs cannot reach RTS (FAKE_VERBS_FAIL_RTS): exactly
-#              ga-h1/nic:mlx5_0 and the pairs with ga-h2 fail, not a skip
+#              ga-h1/nic:mlx5_0, ga-h2/nic:mlx5_0 (rdma.port.qp_ready) and the pairs with ga-h2
+#              fail, not a skip
 #   throttled: ga-h3 sends at 200 Mbit/s: exactly the pairs with ga-h3 fail the bandwidth rule
 # Judged with tests/data/rdma/criteria-rdma-fake-verbs.yaml (bandwidth against the median
-# direction: no TCP fake reaches a port's line rate). At most 100 latency round trips: on this
+# direction: no TCP fake reaches a port's line rate). The probe's defaults otherwise: on this
 # oversubscribed 2-core machine the fake's round trips are bimodal (~20 us, or a 4 ms scheduler
-# tick), and the probe sizes the latency phase from a 20-round-trip calibration, so up to 2000
-# round trips at 4 ms would run past the phase's timeout and fail a healthy pair. Usage: rdma_verbs_fake_hosts.sh FAKE_LIBIBVERBS
+# tick), and the latency phase is bounded by time (chunks sized from the round trips before),
+# so a run of slow ones cannot stretch it past its timeout. Usage: rdma_verbs_fake_hosts.sh FAKE_LIBIBVERBS
 source "$(dirname "$0")/lib.sh"
 FAKE_VERBS=${1:?usage: rdma_verbs_fake_hosts.sh path/to/libfake_ibverbs.so}
 SUITE=$GA_SOURCE_DIR/tests/data/rdma/suite-rdma-verbs.yaml
@@ -30,7 +31,7 @@ run_hosts() {
   local args=() sep=() h
   for h in "${HOSTS[@]}"; do
     args+=("${sep[@]}" -np 1 --host "$h" env GPUACCEPT_SYSFS_ROOT="$GA_TMP/sysfs-$h" GPUACCEPT_VERBS_LIBRARY="$FAKE_VERBS"
-           "$@" "$GA_BIN" run --suite "$SUITE" --criteria "$CRIT" --set rdma.max_lat_iters=100 --out "$GA_TMP/$name")
+           "$@" "$GA_BIN" run --suite "$SUITE" --criteria "$CRIT" --out "$GA_TMP/$name")
     sep=(:)
   done
   # shellcheck disable=SC2046
@@ -73,14 +74,22 @@ run_output "$GA_TMP/faults"
 check "faults: exit 1, got $rc" test "$rc" = 1
 check "faults: probe ok (a failure, not a skip)" test "$(jqr "$r" '.probes[] | select(.name=="rdma") | .status')" = ok
 check "faults: ga-h1's mlx5_0 fails rdma.port.active" test "$(verdict rdma.port.active ga-h1/nic:mlx5_0)" = fail
-want="ga-h1/nic:mlx5_0 $(pairs_with ga-h2)"
+want=$(printf '%s\n' ga-h1/nic:mlx5_0 ga-h2/nic:mlx5_0 $(pairs_with ga-h2) | LC_ALL=C sort -u | paste -sd' ')
 got=$(failing_places)
-check "faults: failing places are exactly ga-h1/nic:mlx5_0 and the pairs with ga-h2: got [$got] want [$want]" \
+check "faults: failing places are exactly ga-h1/nic:mlx5_0, ga-h2/nic:mlx5_0 and the pairs with ga-h2: got [$got] want [$want]" \
   test "$got" = "$want"
+qp=$(jqr "$r" '[.verdicts[] | select(.criterion=="rdma.port.qp_ready" and .status!="pass") | .place] | join(" ")')
+check "faults: the QPs that cannot reach RTS fail ga-h2's port alone (rdma.port.qp_ready): got [$qp]" \
+  test "$qp" = ga-h2/nic:mlx5_0
+check "faults: ... the other hosts' ports connected (2 passes)" \
+  test "$(jqr "$r" '[.verdicts[] | select(.criterion=="rdma.port.qp_ready" and .status=="pass")] | length')" = 2
+check "faults: ... with the reason" grep -q "modify QP to RTS" <<<"$(jqr "$r" '[.verdicts[] | select(.criterion=="rdma.port.qp_ready" and .status=="fail") | .reason] | join(" ")')"
 check "faults: two pairs with ga-h2 ([$(pairs_with ga-h2)])" test "$(wc -w <<<"$(pairs_with ga-h2)")" = 2
 check "faults: ga-h1's traffic moved to its next active port" grep -q "ga-h1/nic:mlx5_3" <<<"$(pairs_with ga-h2)"
 errs=$(jqr "$r" '[.metrics[] | select(.metric=="rdma.pair_ok" and .value==0) | .params.error] | join(" | ")')
 check "faults: the pair errors say the QP did not reach RTS: [$errs]" grep -q "modify QP to RTS" <<<"$errs"
+check "faults: every pair error names ga-h2's port: [$errs]" \
+  test "$(jqr "$r" '[.metrics[] | select(.metric=="rdma.pair_ok" and .value==0) | .params.error | select(contains("ga-h2/nic:mlx5_0") | not)] | length')" = 0
 check "faults: every failed pair_ok is a pair with ga-h2" \
   test "$(jqr "$r" '[.verdicts[] | select(.criterion=="rdma.pair.ok" and .status=="fail") | .place | select(contains("ga-h2/") | not)] | length')" = 0
 
@@ -97,6 +106,8 @@ check "throttled: failing places are exactly the pairs with ga-h3: got [$got] wa
 check "throttled: they fail the bandwidth rule, sending from ga-h3" \
   test "$(jqr "$r" '[.verdicts[] | select(.outcome != "none") | "\(.criterion) \(.params.direction)"] | unique | join(",")')" \
        = "rdma.write_bw.vs_median ga-h3->ga-h1,rdma.write_bw.vs_median ga-h3->ga-h2"
+common=$(jqr "$r" '[.verdicts[] | select(.outcome != "none") | .place | split("~") | map(split("/")[0])] | reduce .[] as $p (null; if . == null then $p else map(select(. as $h | $p | index($h))) end) | join(" ")')
+check "throttled: the one host every failing pair has in common is ga-h3: got [$common]" test "$common" = ga-h3
 check "throttled: every pair still connected and checked its data" \
   test "$(jqr "$r" '[.verdicts[] | select(.criterion=="rdma.pair.ok") | .status] | unique | join(",")')" = pass
 log "throttled bandwidth (B/s): $(jq -r 'select(.type=="sample" and .metric=="rdma.write_bw") | "\(.params.direction)=\(.value)"' "$j" | tr '\n' ' ')"
