@@ -364,7 +364,9 @@ struct Planner::Impl {
     std::vector<std::vector<int>> res_of;        // endpoint -> result indices
     PairIndex res_of_pair;
     std::vector<double> resid;                   // per result: residual() against the cover phase
-    std::vector<bool> suspect, good;
+    std::vector<bool> suspect;
+    std::vector<bool> good;                      // not a suspect and in no slow pair: the partners to prefer
+    std::vector<bool> fine;                      // not a suspect (its best pairs passed): known-good enough
     std::vector<Item> items;
   };
 
@@ -542,7 +544,11 @@ struct Planner::Impl {
     {
       std::vector<bool> in_slow(n, false);
       for (const auto& [f, ab] : slow_pairs) in_slow[static_cast<std::size_t>(ab.first)] = in_slow[static_cast<std::size_t>(ab.second)] = true;
-      for (std::size_t e = 0; e < n; ++e) A.good[e] = !std::isnan(A.score[e]) && !A.suspect[e] && !in_slow[e];
+      A.fine.assign(n, false);
+      for (std::size_t e = 0; e < n; ++e) {
+        A.fine[e] = !std::isnan(A.score[e]) && !A.suspect[e];
+        A.good[e] = A.fine[e] && !in_slow[e];
+      }
     }
     // Items, worst first.
     for (std::size_t e = 0; e < n; ++e)
@@ -594,16 +600,19 @@ struct Planner::Impl {
   }
 
   // Known-good endpoints of a group, starting at a position that depends on `spread`, so
-  // suspects in one group take different partners.
+  // suspects in one group take different partners: those in no slow pair first, then the
+  // other non-suspects (on a noisy fabric nearly everyone is in some slow pair).
   std::vector<int> good_of_group(const Analysis& A, int g, int spread) const {
     const auto& m = A.L->members[static_cast<std::size_t>(g)];
-    std::vector<int> out;
+    std::vector<int> out, later;
     if (m.empty()) return out;
     const std::size_t start = static_cast<std::size_t>(spread) % m.size();
     for (std::size_t k = 0; k < m.size(); ++k) {
       const int e = m[(start + k) % m.size()];
       if (A.good[static_cast<std::size_t>(e)]) out.push_back(e);
+      else if (A.fine[static_cast<std::size_t>(e)]) later.push_back(e);
     }
+    out.insert(out.end(), later.begin(), later.end());
     return out;
   }
 
@@ -664,11 +673,11 @@ struct Planner::Impl {
     std::set<std::uint64_t> seen;
     int fast = 0, slow = 0;
     for (int a : A.L->members[static_cast<std::size_t>(it.g)]) {
-      if (!A.good[static_cast<std::size_t>(a)]) continue;
+      if (!A.fine[static_cast<std::size_t>(a)]) continue;
       for (int i : A.res_of[static_cast<std::size_t>(a)]) {
         const auto& r = res[static_cast<std::size_t>(i)];
         const int b = r.src == a ? r.dst : r.src;
-        if (r.round < from || r.round >= to || A.L->group[static_cast<std::size_t>(b)] != it.h || !A.good[static_cast<std::size_t>(b)])
+        if (r.round < from || r.round >= to || A.L->group[static_cast<std::size_t>(b)] != it.h || !A.fine[static_cast<std::size_t>(b)])
           continue;
         const auto k = pair_key(a, b);
         if (sus.count(k) || !seen.insert(k).second) continue;
@@ -855,7 +864,7 @@ Verdict Planner::verdict(const std::vector<PairResult>& results) const {
         if (results[static_cast<std::size_t>(i)].round >= A.F0) {
           const auto& r = results[static_cast<std::size_t>(i)];
           const int other = r.src == it.endpoint ? r.dst : r.src;
-          if (!A.good[static_cast<std::size_t>(other)]) continue;  // only known-good partners confirm
+          if (!A.fine[static_cast<std::size_t>(other)]) continue;  // only known-good partners confirm
           fu.push_back(i);
           partners.insert(other);
         }

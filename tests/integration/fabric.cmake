@@ -3,3 +3,4 @@
 ga_integration_test(fabric_p2p_clean fabric_p2p_clean.sh TIMEOUT 300 SERIAL)
 ga_integration_test(fabric_p2p_host_faults fabric_p2p_host_faults.sh TIMEOUT 400 SERIAL)
 ga_integration_test(fabric_p2p_link_faults fabric_p2p_link_faults.sh TIMEOUT 300 SERIAL)
+ga_integration_test(fabric_adaptive fabric_adaptive.sh TIMEOUT 300 SERIAL)
