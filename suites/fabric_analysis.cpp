@@ -163,11 +163,17 @@ FabricEvidence evidence(const Group& g, double ref) {
 
 struct Bests {
   std::map<std::string, double> any, out, in;  // per endpoint: best pair, best sending, best receiving
+  // Per endpoint, its typical pair (the better middle of its pairs' values): what a healthy
+  // pair with this end measures. Links are held against these, not against the best pairs:
+  // where pairs spread (fake hosts on two cores spread 3x), the best pair is far from what a
+  // healthy pair gives and every ordinary pair would look like a slow link.
+  std::map<std::string, double> typ_any, typ_out, typ_in;
 };
 
 // pass_only: the first pass alone ("1"), or every pass ("").
 Bests bests_of(const Group& g, const std::string& pass_only) {
   Bests r;
+  std::map<std::string, std::vector<double>> v_any, v_out, v_in;
   for (const auto& [sd, pr] : g.directed) {
     std::vector<FabricObservation> obs;
     for (const auto& o : pr.obs)
@@ -184,7 +190,19 @@ Bests bests_of(const Group& g, const std::string& pass_only) {
     };
     upd(r.out, sd.first);
     upd(r.in, sd.second);
+    v_any[sd.first].push_back(b);
+    if (sd.second != sd.first) v_any[sd.second].push_back(b);
+    v_out[sd.first].push_back(b);
+    v_in[sd.second].push_back(b);
   }
+  // A value that never completed is infinitely slow: latency +inf, bandwidth 0, both of which
+  // better_median orders last, so a typical pair is one that completed wherever most did.
+  auto typical = [&](const std::map<std::string, std::vector<double>>& from, std::map<std::string, double>& to) {
+    for (const auto& [e, v] : from) to[e] = better_median(v, lat(g));
+  };
+  typical(v_any, r.typ_any);
+  typical(v_out, r.typ_out);
+  typical(v_in, r.typ_in);
   return r;
 }
 
@@ -258,6 +276,18 @@ void analyze_inter(const Group& g, Out& out) {
   // held against its ends as they were in the same pass (a host slow in the first pass and
   // healthy in its re-tests explains its first-pass pairs), and the link is only as bad as its
   // best-explained measurement.
+  // The typical pair of the cluster: the better middle of the endpoints' typical pairs.
+  auto typical_ref = [&](const Bests& b) {
+    std::vector<double> v;
+    if (lat(g)) {
+      for (const auto& [e, x] : b.typ_any) v.push_back(x);
+    } else {
+      for (const auto& [e, x] : b.typ_out) v.push_back(x);
+      for (const auto& [e, x] : b.typ_in) v.push_back(x);
+    }
+    return better_median(v, lat(g));
+  };
+  const double typ_first = typical_ref(first), typ_all = typical_ref(all);
   for (const auto& [sd, pr] : g.directed) {
     const auto& [s, d] = sd;
     // The best-explained completed measurement; none when nothing completed that its ends
@@ -270,16 +300,18 @@ void analyze_inter(const Group& g, Out& out) {
         auto it = m.find(e);
         return it == m.end() ? def : it->second;
       };
+      const double typ = o.pass_label == "1" ? typ_first : typ_all;
+      const double base = std::isfinite(typ) && typ > 0 ? typ : ref;
       double expected;
       Ratio r;
       if (lat(g)) {
-        auto excess = [&](const std::string& e) { return std::max(0.0, at(b.any, e, ref) - ref); };
-        expected = ref + excess(s) + excess(d);
+        auto excess = [&](const std::string& e) { return std::max(0.0, at(b.typ_any, e, base) - base); };
+        expected = base + excess(s) + excess(d);
         // An end that completed nothing explains this pair not completing either.
         if (std::isinf(expected)) r = 1.0;
         else if (completed(g, o.value)) r = o.value / expected;
       } else {
-        expected = std::min({ref, at(b.out, s, ref), at(b.in, d, ref)});
+        expected = std::min({base, at(b.typ_out, s, base), at(b.typ_in, d, base)});
         if (expected <= 0) r = 1.0;
         else if (completed(g, o.value)) r = expected / o.value;
       }

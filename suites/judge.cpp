@@ -11,6 +11,7 @@
 
 #include "base/quantity.hpp"
 #include "suites/fabric_analysis.hpp"
+#include "suites/rdma_rates.hpp"
 #include "suites/judge_parts.hpp"
 #include "topology/place.hpp"
 
@@ -498,6 +499,7 @@ Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const M
   Judgement j;
   j.metrics = aggregate(journal.samples, catalogue);
   const auto fabric = judging::add_fabric_metrics(j.metrics);  // p2p culprit analysis (fabric_analysis.hpp)
+  judging::add_rdma_counter_metrics(j.metrics);  // port error counters over the run (rdma_rates.hpp)
   // The culprit analysis derives metrics of its own; they are declared like measured ones.
   if (catalogue)
     for (auto& m : j.metrics)

@@ -2,13 +2,16 @@
 # report. Source after lib.sh.
 GA_P2P_SUITE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../data/fabric" && pwd)/suite-p2p-only.yaml"
 
-# p2p_run NAME [N]: runs the suite on ga-h1..ga-hN (default 4); the report lands in $GA_TMP/NAME.
-# Prints the exit code (0 PASS, 1 FAIL, 3 INCOMPLETE).
+# p2p_run NAME [N [PPN [SUITE [ARGS...]]]]: runs SUITE (default: p2p only) on ga-h1..ga-hN
+# (default 4) with PPN ranks on each (default 1); the report lands in $GA_TMP/NAME.
+# Prints the exit code (0 PASS, 1 FAIL, 3 INCOMPLETE, 4 INCONCLUSIVE).
 p2p_run() {
-  local name=$1 n=${2:-4} rc
+  local name=$1 n=${2:-4} ppn=${3:-1} suite=${4:-$GA_P2P_SUITE} rc hosts i
+  shift $(($# < 4 ? $# : 4))
+  hosts=$(for ((i = 1; i <= n; i++)); do printf "ga-h%d:%d," "$i" "$ppn"; done)
   # shellcheck disable=SC2046
-  timeout 240 mpirun -np "$n" --host "$(fake hosts "$n")" $(fake_mpirun_opts) "$GA_BIN" \
-    --suite "$GA_P2P_SUITE" --out "$GA_TMP/$name" --probe-timeout 120 >"$GA_TMP/$name.log" 2>&1
+  timeout 400 mpirun -np $((n * ppn)) --host "${hosts%,}" $(fake_mpirun_opts) "$GA_BIN" \
+    --suite "$suite" --out "$GA_TMP/$name" --probe-timeout 120 "$@" >"$GA_TMP/$name.log" 2>&1
   rc=$?
   echo "$rc"
 }

@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 // Every unit spelling samples use. A new one is fine, but must be added here on purpose.
 const std::set<std::string> kUnits = {unit::bytes, unit::seconds, unit::bytes_per_second, unit::count, unit::text,
                                       unit::boolean, unit::flops, unit::percent, "x", "ppm", "Gb/s", "op/s",
-                                      "degC", "W", "MHz"};
+                                      "degC", "W", "MHz", "errors/bit"};
 // Metrics whose samples carry no unit at all (a plain ratio).
 const std::set<std::string> kUnitless = {"p2p.unreachable_fraction"};
 
@@ -359,11 +359,14 @@ TEST(ProbeSamplesAreDeclared, RdmaInventoryAndErrorCounters) {
   auto probe = make_rdma_probe_with_hook(
       [&] { std::ofstream(root / "sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error") << "12\n"; });
   Collect out;
+  // The counters are read at the run's bounds, around every probe (Probe::read_run_bound).
+  probe->read_run_bound(RunBound::start, *one.ctx, out);
   const Outcome o = one.run(*probe, out);
+  probe->read_run_bound(RunBound::end, *one.ctx, out);
   EXPECT_EQ(o.status, ProbeStatus::ok) << o.reason;
   const auto seen = expect_declared("rdma", out.s);
   for (const char* m : {"rdma.port_active", "rdma.state", "rdma.rate_gbps", "rdma.link_layer", "rdma.is_vf",
-                        "rdma.roce_v2_gid", "rdma.errors_delta.*", "rdma.data_path"})
+                        "rdma.roce_v2_gid", "rdma.counter.*", "rdma.counters_read_at", "rdma.data_path"})
     EXPECT_TRUE(seen.count(m)) << m;
 }
 
