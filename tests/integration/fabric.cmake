@@ -4,3 +4,6 @@ ga_integration_test(fabric_p2p_clean fabric_p2p_clean.sh TIMEOUT 300 SERIAL)
 ga_integration_test(fabric_p2p_host_faults fabric_p2p_host_faults.sh TIMEOUT 400 SERIAL)
 ga_integration_test(fabric_p2p_link_faults fabric_p2p_link_faults.sh TIMEOUT 300 SERIAL)
 ga_integration_test(fabric_adaptive fabric_adaptive.sh TIMEOUT 300 SERIAL)
+# 16 ranks on 8 fake hosts (the user's `mpirun -np 16`): clean fabric and default suites, and
+# one slow host, one slow link, one lossy host, each named alone (issue 11). About 2.5 minutes.
+ga_integration_test(fabric_8x2 fabric_8x2.sh TIMEOUT 600 SERIAL)
