@@ -2,12 +2,15 @@
 # The p2p probe's exchanges against Intel MPI Benchmarks, 2 ranks on this machine (issue 11).
 # Each repetition runs ONE invocation of ours (bench/p2p_bench --exchanges: the probe's code at
 # its default limits) and ONE of IMB-MPI1 (PingPong and Uniband), alternating, with the same
-# mpirun flags; the table gives the median over repetitions of each figure and the median of the
-# repetitions' ratios (back-to-back pairs, so the machine's drift cancels).
+# mpirun flags; the table gives the median over repetitions of each figure, the median of the
+# repetitions' ratios (back-to-back pairs, so the machine's drift cancels), and the best of each
+# side over the repetitions (on a shared machine the best is what each reaches when left alone).
 #
 # What is compared with what (like with like):
-#   latency 8 B     our p50 one-way latency   vs  IMB PingPong t[usec] (half the round trip, a mean)
-#   ping-pong 4 MiB 4 MiB / our p50 one-way   vs  IMB PingPong Mbytes/sec (bytes / half a round trip)
+#   latency 8 B     our p50 one-way latency (the probe's p2p.latency_p50), and our mean over
+#                   all round trips (IMB's statistic)  vs  IMB PingPong t[usec] (half a round trip, a mean)
+#   ping-pong 4 MiB 4 MiB / our p50 one-way, and / our mean  vs  IMB PingPong Mbytes/sec (bytes / half
+#                   a round trip)
 #   window 4 MiB    our p2p.bw (windowed)     vs  IMB Uniband Mbytes/sec, -window_size = our window
 # (IMB's PingPong bandwidth is a ping-pong, not a window; osu_bw and Uniband are windowed.)
 #
@@ -55,6 +58,7 @@ window=$("${mpi[@]}" "$ours" --exchanges | tee "$work/warm" | sed -n 's/^bw4m_wi
 # 4 MiB near it).
 imb_args=(PingPong Uniband -msglen "$work/lengths" -window_size "$window" -iter 100000,1000 -time 1)
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 for ((r = 1; r <= reps; r++)); do
   "${mpi[@]}" "$ours" --exchanges >"$work/ours.$r"
   grep -q '^lat8_p50_us=' "$work/ours.$r" || { echo "bench-p2p-vs-imb: our run $r failed:" >&2; cat "$work/ours.$r" >&2; exit 1; }
@@ -70,24 +74,29 @@ for ((r = 1; r <= reps; r++)); do
   echo "                IMB  $(tr '\n' ' ' <"$work/imbv.$r")" >&2
 done
 
-python3 - "$work" "$reps" "$window" <<'EOF'
+load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+python3 - "$work" "$reps" "$window" "$load0" "$load1" <<'EOF'
 import statistics, sys
-work, reps, window = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+work, reps, window, load0, load1 = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 def read(path):
     return {k: float(v) for k, v in (l.strip().split("=", 1) for l in open(path) if "=" in l)}
 ours = [read(f"{work}/ours.{r}") for r in range(1, reps + 1)]
 imb = [read(f"{work}/imbv.{r}") for r in range(1, reps + 1)]
 med = statistics.median
-print(f"p2p probe (bench/p2p_bench --exchanges) vs IMB-MPI1, 2 ranks, {reps} interleaved repetitions, medians")
+print(f"p2p probe (bench/p2p_bench --exchanges) vs IMB-MPI1, 2 ranks, {reps} interleaved repetitions; load average {load0} before, {load1} after")
 print(f"ours: shares_cores={int(ours[0]['shares_cores'])} (0: its bandwidth waits spin), latency batch {int(ours[0]['lat8_batch'])} round trips")
-print(f"{'measure':<34} {'ours':>12} {'IMB':>12} {'ours/IMB':>9} {'median of ratios':>17}")
-rows = [("latency 8 B, us (p50 / PingPong t)", "lat8_p50_us"),
-        ("ping-pong 4 MiB, MB/s (PingPong)", "pp4m_MBps"),
-        (f"window 4 MiB x{window}, MB/s (Uniband)", "bw4m_MBps")]
-for name, key in rows:
-    o, i = med(x[key] for x in ours), med(x[key] for x in imb)
-    ratio = med(a[key] / b[key] for a, b in zip(ours, imb))
-    print(f"{name:<34} {o:>12.4g} {i:>12.4g} {o / i:>9.3f} {ratio:>17.3f}")
+print(f"{'measure':<38} {'ours':>10} {'IMB':>10} {'ours/IMB':>9} {'med. ratio':>11} {'best ours':>10} {'best IMB':>10} {'best/best':>10}")
+rows = [("latency 8 B p50, us (PingPong t)", "lat8_p50_us", "lat8_p50_us"),
+        ("latency 8 B mean, us (PingPong t)", "lat8_mean_us", "lat8_p50_us"),
+        ("ping-pong 4 MiB p50, MB/s (PingPong)", "pp4m_MBps", "pp4m_MBps"),
+        ("ping-pong 4 MiB mean, MB/s (PingPong)", "pp4m_mean_MBps", "pp4m_MBps"),
+        (f"window 4 MiB x{window}, MB/s (Uniband)", "bw4m_MBps", "bw4m_MBps")]
+for name, key, ikey in rows:
+    o, i = med(x[key] for x in ours), med(x[ikey] for x in imb)
+    ratio = med(a[key] / b[ikey] for a, b in zip(ours, imb))
+    best = min if key.endswith("_us") else max
+    bo, bi = best(x[key] for x in ours), best(x[ikey] for x in imb)
+    print(f"{name:<38} {o:>10.4g} {i:>10.4g} {o / i:>9.3f} {ratio:>11.3f} {bo:>10.4g} {bi:>10.4g} {bo / bi:>10.3f}")
 print("ours only (IMB reports none): latency 8 B p99 %.3f us, max %.3f us, jitter %.3f us" %
       tuple(med(x[k] for x in ours) for k in ("lat8_p99_us", "lat8_max_us", "lat8_jitter_us")))
 EOF
