@@ -171,12 +171,29 @@ RetestPlan plan_retests(const std::vector<DirectedResult>& all, const RetestOpti
   std::stable_sort(all_suspects.begin(), all_suspects.end(),
                    [](const auto& x, const auto& y) { return std::get<0>(x) > std::get<0>(y); });
   if (static_cast<int>(all_suspects.size()) > opt.max_suspects) all_suspects.resize(static_cast<std::size_t>(opt.max_suspects));
+  // Where every endpoint of a rail is a suspect (a busy machine spreads every figure), the
+  // least suspect others stand in as partners: a re-test against them still tells a host slow
+  // with everyone from one that was unlucky once.
+  std::map<int, std::vector<int>> fallback;
+  {
+    std::vector<std::pair<double, int>> all_eps;
+    for (const auto& [e, x] : ep) all_eps.emplace_back(endpoint_factor(x), e);
+    std::sort(all_eps.begin(), all_eps.end());
+    for (auto [f, e] : all_eps) fallback[ep[e].rail].push_back(e);
+  }
   std::map<int, std::size_t> next;
   for (auto [f, kind, a, b] : all_suspects) {
     if (kind == endpoint) {
       plan.suspect_endpoints.push_back(a);
-      auto& h = healthy[ep[a].rail];
-      for (int k = 0; k < opt.partners && k < static_cast<int>(h.size()); ++k) add(a, h[next[ep[a].rail]++ % h.size()]);
+      const int rail = ep[a].rail;
+      if (!healthy[rail].empty()) {
+        auto& h = healthy[rail];
+        for (int k = 0; k < opt.partners && k < static_cast<int>(h.size()); ++k) add(a, h[next[rail]++ % h.size()]);
+      } else {
+        int taken = 0;
+        for (int o : fallback[rail])
+          if (o != a && taken < opt.partners) add(a, o), ++taken;
+      }
     } else {
       (kind == link ? plan.suspect_links : plan.suspect_intra).emplace_back(a, b);
       add(a, b);

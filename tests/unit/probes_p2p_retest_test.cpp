@@ -63,3 +63,21 @@ TEST(RetestPlan, SlowPairInsideAHostIsMeasuredAgain) {
   EXPECT_FALSE(has_pair(p, 0, 1));
   EXPECT_FALSE(has_pair(p, 6, 7));
 }
+
+TEST(RetestPlan, EverySuspectStillGetsPartnersWhenNoHostIsHealthy) {
+  // Every pair with host 0 or 1 has a slow latency, every pair with host 2 or 3 a slow
+  // bandwidth: each host is a suspect, none is "healthy". Each is re-paired with the least
+  // suspect others instead of not being re-tested at all.
+  std::vector<DirectedResult> r;
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      if (a != b)
+        r.push_back({a, b, 0, a < 2 || b < 2 ? 100e-6 : 10e-6, a >= 2 || b >= 2 ? 0.1e9 : 1e9, NAN, false});
+  auto p = plan_retests(r);
+  ASSERT_EQ(p.suspect_endpoints.size(), 4u);
+  for (int e : p.suspect_endpoints) {
+    int partners = 0;
+    for (int o = 0; o < 4; ++o) partners += o != e && has_pair(p, e, o);
+    EXPECT_GE(partners, 2) << e;
+  }
+}

@@ -130,6 +130,16 @@ TEST(FabricAnalysis, OneWayBandwidthFaultNamesTheHostAndDirection) {
   EXPECT_NE(failing_at(k, "h3")->reason.find("sure: high"), std::string::npos) << failing_at(k, "h3")->reason;
 }
 
+TEST(FabricAnalysis, AHostMeasuredOnlyInTheFirstPassIsHeldAgainstTheFirstPass) {
+  // The machine got 5x faster between the passes (fake hosts: a compile ended). h1-h3 were
+  // re-tested fast; h4, never re-tested, is as fast as its peers were in the first pass.
+  Matrix m;
+  m.bw = [](int, int, int pass) { return pass == 1 ? 0.2 : 1.0; };
+  m.retests = {{0, 1}, {1, 2}, {0, 2}};
+  auto j = judge_builtin(m);
+  EXPECT_TRUE(failing(j).empty()) << *failing(j).begin();
+}
+
 TEST(FabricAnalysis, SlowLinkNotReTestedIsInconclusive) {
   Matrix m;
   m.bw = [](int s, int d, int) { return s == 1 && d == 2 ? 0.1 : 1.0; };
