@@ -313,15 +313,20 @@ struct Planner::Impl {
       std::size_t S = 0;
       for (int g : gs) S = std::max(S, L.members[static_cast<std::size_t>(g)].size());
       const int R = pairs::round_count(G);
-      // Each group's members on S slots, reshuffled every round; slot i of g meets slot i of
-      // the group g faces in group-round (t*S + i) mod R.
+      // Each group's members on S slots (a seeded shuffle), rotated every round by t (1 + g):
+      // two groups' rotations differ by t times the difference of their indices, so groups
+      // that meet again in a later round pair other members (the same pair twice would be one
+      // sample to the judge, which aggregates a pair's samples of one pass). Slot i of g
+      // meets slot i of the group g faces in group-round (t*S + i) mod R.
       std::vector<std::vector<int>> at(static_cast<std::size_t>(G), std::vector<int>(S, -1));
       for (int gi = 0; gi < G; ++gi) {
         const auto& m = L.members[static_cast<std::size_t>(gs[static_cast<std::size_t>(gi)])];
         std::vector<int> slots(S);
         for (std::size_t i = 0; i < S; ++i) slots[i] = static_cast<int>(i);
-        shuffle(slots, key_of(seed, 2, static_cast<std::uint64_t>(m.front()), static_cast<std::uint64_t>(t)));
-        for (std::size_t j = 0; j < m.size(); ++j) at[static_cast<std::size_t>(gi)][static_cast<std::size_t>(slots[j])] = m[j];
+        shuffle(slots, key_of(seed, 2, static_cast<std::uint64_t>(m.front()), 0));
+        const std::size_t rot = static_cast<std::size_t>(t) * (static_cast<std::size_t>(gi) + 1) % S;
+        for (std::size_t j = 0; j < m.size(); ++j)
+          at[static_cast<std::size_t>(gi)][(static_cast<std::size_t>(slots[j]) + rot) % S] = m[j];
       }
       for (int gi = 0; gi < G; ++gi)
         for (std::size_t i = 0; i < S; ++i) {
@@ -349,6 +354,7 @@ struct Planner::Impl {
     std::vector<std::pair<int, int>> suspects;   // group_link: its slow pairs
     std::vector<std::pair<int, int>> plan;       // follow-up pairs
     bool over_budget = false;
+    bool suspect_end = false;                    // link: an end is a suspect endpoint too
     std::string no_plan;                         // why nothing could be planned
   };
 
@@ -535,7 +541,9 @@ struct Planner::Impl {
         if (keys.empty() || keys.back() != kv.first) keys.push_back(kv.first);
       for (auto k : keys) {
         const int a = static_cast<int>(k >> 32), b = static_cast<int>(k & 0xffffffffULL);
-        if (A.suspect[static_cast<std::size_t>(a)] || A.suspect[static_cast<std::size_t>(b)]) continue;
+        // Ends that are suspects too: the residual already takes their own slowness out, so a
+        // pair left slow is worth its re-test (the judge's bar for an end is higher than ours,
+        // and a pair it blames must have a re-test to lean on).
         const double f = pair_slowness(A, a, b, res, 0, A.F0);
         if (!std::isnan(f) && f > p.opt_.ratio) slow_pairs.push_back({f, {a, b}});
       }
@@ -561,11 +569,13 @@ struct Planner::Impl {
       }
     std::map<std::pair<int, int>, std::size_t> group_item;
     for (const auto& [f, ab] : slow_pairs) {
-      if (!cross(A, ab.first, ab.second)) {
+      const bool suspect_end = A.suspect[static_cast<std::size_t>(ab.first)] || A.suspect[static_cast<std::size_t>(ab.second)];
+      if (!cross(A, ab.first, ab.second) || suspect_end) {
         Item it;
         it.kind = Kind::link;
         it.factor = f;
         it.link = ab;
+        it.suspect_end = suspect_end;
         A.items.push_back(std::move(it));
         continue;
       }
@@ -581,7 +591,11 @@ struct Planner::Impl {
       it.factor = std::max(it.factor, f);
       it.suspects.push_back(ab);
     }
-    std::stable_sort(A.items.begin(), A.items.end(), [](const Item& x, const Item& y) { return x.factor > y.factor; });
+    // Worst first, pairs with a suspect end (most likely explained by it) after everything else.
+    auto rank = [](const Item& x) { return x.suspect_end ? 1 : 0; };
+    std::stable_sort(A.items.begin(), A.items.end(), [&](const Item& x, const Item& y) {
+      return rank(x) != rank(y) ? rank(x) < rank(y) : x.factor > y.factor;
+    });
     int budget = p.opt_.max_suspects;
     for (auto& it : A.items) {
       if (budget-- <= 0) {
@@ -888,7 +902,15 @@ Verdict Planner::verdict(const std::vector<PairResult>& results) const {
       continue;
     }
     if (it.kind == Kind::link) {
-      v.findings.push_back(im.link_finding(A, it, it.link, results, rounds));
+      Finding f = im.link_finding(A, it, it.link, results, rounds);
+      // A pair with a blamed end is that end's (the judge's rule too): not blamed on the pair.
+      for (int e : {it.link.first, it.link.second})
+        for (const auto& g : v.findings)
+          if (f.status == Status::blamed && g.kind == Kind::endpoint && g.endpoint == e && g.status == Status::blamed) {
+            f.status = Status::cleared;
+            f.why += "; not blamed on the pair: its end " + g.place + " is blamed";
+          }
+      v.findings.push_back(std::move(f));
       continue;
     }
     // Two groups: bisect between "every pair between them is slow" (the link between the
@@ -922,7 +944,9 @@ Verdict Planner::verdict(const std::vector<PairResult>& results) const {
       f.status = Status::cleared;
       f.why = std::to_string(fast) + " other pair(s) between the groups passed, so the link between them is not to blame";
       links_apart = true;
-    } else if (fu_fast + fu_slow > 0 && !all_retests_fast) {
+    } else if ((fu_fast + fu_slow > 0 || retested - retest_fast >= 2) && !all_retests_fast) {
+      // Confirmed by fresh pairs, or (when every endpoint of the two groups is already in a
+      // slow pair, so none is fresh) by two or more different pairs slow again.
       f.status = Status::blamed;
       f.why = "both groups pass alone; every pair between them is slow: " + std::to_string(it.suspects.size()) +
               " in the first pass (" + std::to_string(retested - retest_fast) + " slow again when re-tested) and " +

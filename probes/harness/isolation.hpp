@@ -26,12 +26,12 @@
 //              meets position i of the group g faces in group-round (t*S + i) mod R (the
 //              group tournament's R rounds spread over the S positions), so every two groups
 //              of equal size S meet in at least `group_pair_samples` pairs, each endpoint
-//              meets at least `cross_partners` other groups, and members are reshuffled every
-//              round (seeded). Rail by rail: endpoints meet only their own rail, all rails busy
+//              meets at least `cross_partners` other groups, and members rotate every round
+//              (a seeded shuffle, then t (1 + g) slots on) so a pair seldom comes twice. Rail by rail: endpoints meet only their own rail, all rails busy
 //              in the same rounds.
 //   follow_up  from the cover results: suspects are endpoints whose best pair (sending or
-//              receiving) is worse than `ratio` x the reference, and pairs between two
-//              non-suspect ends that their ends do not explain (cross-group pairs against the
+//              receiving) is worse than `ratio` x the reference, and pairs that their ends
+//              do not explain, whatever the ends (cross-group pairs against the
 //              cross-group reference, so the extra hop is not a fault). Each suspect endpoint
 //              is re-paired with `confirm_partners` known-good endpoints (its own group first);
 //              a suspect pair within a group is measured again; suspect pairs between groups
@@ -42,7 +42,8 @@
 // Verdict: a suspect whose re-tests are slow too is blamed; one with a re-test that passes is
 // cleared (with the evidence); one that was never re-tested (budget, time) is inconclusive.
 // Groups g and h that pass alone (their endpoints are fine) and fail together (every pair
-// between them slow, re-tests and fresh pairs too) blame the inter-group link g~h, whose
+// between them slow, re-tests and fresh pairs too, or two different pairs slow again when no
+// endpoint of either group is fresh) blame the inter-group link g~h, whose
 // individual pairs are then not blamed; a mixed picture is inconclusive.
 #pragma once
 #include <cmath>

@@ -479,7 +479,7 @@ class P2pProbe final : public Probe {
     std::ostringstream o;
     o << "adaptive schedule: " << v.rounds << " rounds for " << eps.size() << " endpoints (all pairs: "
       << pairs::round_count(static_cast<int>(hosts)) << "), " << distinct.size() << " leaf group(s) from " << ad.source
-      << ", " << v.findings.size() << " suspect(s) re-tested";
+      << ", " << v.findings.size() << " suspect(s) from the cover rounds followed up";
     return o.str();
   }
 #endif

@@ -8,12 +8,16 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
 
 # adaptive_run NAME [ARGS...]: the p2p-only suite on ga-h1..ga-h8, adaptive; prints the exit code.
+# Re-tests from 2x (the judge fails at 3x) and up to 16 suspects: on fake hosts sharing two
+# cores nearly every pair of a clean run is 1.5-2x off at times (docs/fabric.md), which at the
+# defaults (1.5x, 8) spends the re-test budget on noise and leaves a real spike un-re-tested.
 adaptive_run() {
   local name=$1 rc
   shift
   # shellcheck disable=SC2046
   timeout 240 mpirun -np 8 --host "$(fake hosts 8)" $(fake_mpirun_opts) "$GA_BIN" \
-    --suite "$GA_P2P_SUITE" --out "$GA_TMP/$name" --probe-timeout 120 --set p2p.adaptive_min_hosts=4 "$@" \
+    --suite "$GA_P2P_SUITE" --out "$GA_TMP/$name" --probe-timeout 120 --set p2p.adaptive_min_hosts=4 \
+    --set p2p.retest_ratio=2 --set p2p.retest_max=16 "$@" \
     >"$GA_TMP/$name.log" 2>&1
   rc=$?
   echo "$rc"
@@ -34,9 +38,13 @@ check "clean: the probe says it ran the adaptive schedule" \
 check "clean: every host's leaf is recorded from the map" \
   test "$(jq -r 'select(.type=="sample" and .metric=="p2p.leaf") | "\(.place)=\(.text)"' "$j" | sort -u | tr '\n' ' ')" = \
        "ga-h1=leafA ga-h2=leafA ga-h3=leafA ga-h4=leafA ga-h5=leafB ga-h6=leafB ga-h7=leafB ga-h8=leafB "
-# Fewer pairs than all 28: within each leaf of four, and four rounds across.
-pairs=$(jq -r 'select(.type=="sample" and .metric=="p2p.latency_p50" and .params.pass==1 and .params.path=="inter") | .place' "$j" | sort -u | wc -l)
-check "clean: pairs measured in the cover rounds ($pairs) are fewer than all 28" [ "$pairs" -gt 0 -a "$pairs" -lt 28 ]
+# Every host met the three others of its leaf (3 rounds) and four of the other leaf (4 rounds):
+# at 8 hosts that is all 28 pairs; the savings start with more and larger leaves (unit tests).
+within=$(jq -r 'select(.type=="sample" and .metric=="p2p.latency_p50" and .params.pass==1) | .place' "$j" | sort -u |
+         grep -cE '^ga-h[1-4]~ga-h[1-4]$|^ga-h[5-8]~ga-h[5-8]$')
+check "clean: every pair within each leaf measured in the cover rounds ($within of 12)" [ "$within" = 12 ]
+check "clean: the note counts the rounds" grep -q "adaptive schedule: [0-9]* rounds for 8 endpoints" \
+  <(jq -r 'select(.type=="outcome" and .rank==0) | .reason' "$j")
 check "clean: offline judge gives the live verdicts" same_when_rejudged "$GA_TMP/clean"
 bits=$(median_bw_bits "$GA_TMP/clean")
 tenth=$((bits / 10))
