@@ -903,10 +903,11 @@ Verdict Planner::verdict(const std::vector<PairResult>& results) const {
     }
     if (it.kind == Kind::link) {
       Finding f = im.link_finding(A, it, it.link, results, rounds);
-      // A pair with a blamed end is that end's (the judge's rule too): not blamed on the pair.
+      // A pair with a blamed end is that end's (the judge's rule too): neither blamed on the
+      // pair nor left inconclusive for want of its own re-test.
       for (int e : {it.link.first, it.link.second})
         for (const auto& g : v.findings)
-          if (f.status == Status::blamed && g.kind == Kind::endpoint && g.endpoint == e && g.status == Status::blamed) {
+          if (f.status != Status::cleared && g.kind == Kind::endpoint && g.endpoint == e && g.status == Status::blamed) {
             f.status = Status::cleared;
             f.why += "; not blamed on the pair: its end " + g.place + " is blamed";
           }
