@@ -30,12 +30,13 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // ---- the bare reference: blocking MPI, nothing else (about 30 lines) ----
-double bare_latency_p50(int rank, int iters, int warmup) {
+// Latency as IMB PingPong takes it: the whole loop between two clock reads, / iterations / 2.
+double bare_latency_mean(int rank, int iters, int warmup) {
   char buf[8] = {};
-  std::vector<double> t;
   const int peer = 1 - rank;
+  Clock::time_point t0 = Clock::now();
   for (int i = 0; i < warmup + iters; ++i) {
-    auto t0 = Clock::now();
+    if (i == warmup) t0 = Clock::now();
     if (rank == 0) {
       MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
       MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -43,11 +44,13 @@ double bare_latency_p50(int rank, int iters, int warmup) {
       MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
     }
-    if (i >= warmup) t.push_back(since(t0) / 2);
   }
-  return ga::p2p::summarize_latency(t).p50;
+  return since(t0) / std::max(1, iters) / 2;
 }
-double bare_bw(int rank, std::size_t size, int window, int windows, std::vector<char>& sbuf, std::vector<char>& rbuf) {
+// one_buffer: every receive of the window into the same buffer, as osu_bw and IMB Uniband do
+// (erroneous MPI, and a destination that stays in cache); else distinct buffers, as the probe.
+double bare_bw(int rank, std::size_t size, int window, int windows, std::vector<char>& sbuf, std::vector<char>& rbuf,
+               bool one_buffer = false) {
   std::vector<MPI_Request> req(window);
   const int peer = 1 - rank;
   char ack = 0;
@@ -56,7 +59,7 @@ double bare_bw(int rank, std::size_t size, int window, int windows, std::vector<
     auto t0 = Clock::now();
     for (int k = 0; k < window; ++k) {
       if (rank == 0) MPI_Isend(sbuf.data(), int(size), MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req[k]);
-      else MPI_Irecv(rbuf.data() + size * k, int(size), MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req[k]);
+      else MPI_Irecv(rbuf.data() + (one_buffer ? 0 : size * k), int(size), MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req[k]);
     }
     MPI_Waitall(window, req.data(), MPI_STATUSES_IGNORE);
     if (rank == 0) MPI_Recv(&ack, 1, MPI_BYTE, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -156,14 +159,14 @@ int main(int argc, char** argv) {
   ga::p2p::ExchangeLimits lim;  // the probe's defaults: 0.2 s measured, 10 warm-up round trips
   const int peer = 1 - rank;
 
-  std::vector<double> bare_lat, probe_lat, bare_bws, probe_bws, probe_pair_s;
+  std::vector<double> bare_lat, probe_lat, bare_bws, bare1_bws, probe_bws, probe_pair_s;
   for (int r = 0; r < repeats; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     auto l = ex.latency(peer, rank == 0, 8, 4 * r, lim);
     double n_iters = ga::p2p::summarize_latency(l.one_way_s).count;
     MPI_Bcast(&n_iters, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);  // the bare loop does as many
     MPI_Barrier(MPI_COMM_WORLD);
-    bare_lat.push_back(bare_latency_p50(rank, static_cast<int>(n_iters), lim.warmup));
+    bare_lat.push_back(bare_latency_mean(rank, static_cast<int>(n_iters), lim.warmup));
     if (rank == 0) probe_lat.push_back(ga::p2p::summarize_latency(l.one_way_s).p50);
 
     MPI_Barrier(MPI_COMM_WORLD);
@@ -172,6 +175,8 @@ int main(int argc, char** argv) {
     MPI_Bcast(&n_windows, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     bare_bws.push_back(bare_bw(rank, big, window, std::max(1, static_cast<int>(n_windows)), sbuf, rbuf));
+    MPI_Barrier(MPI_COMM_WORLD);
+    bare1_bws.push_back(bare_bw(rank, big, window, std::max(1, static_cast<int>(n_windows)), sbuf, rbuf, true));
     if (rank == 0) probe_bws.push_back(b.seconds > 0 ? b.bytes / b.seconds : 0);
 
     // What one pair costs in a round: both directions, latency then bandwidth, as the probe runs them.
@@ -194,8 +199,13 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < bare_lat.size(); ++i) lr.push_back(probe_lat[i] / bare_lat[i]);
     for (std::size_t i = 0; i < bare_bws.size(); ++i) br.push_back(probe_bws[i] / bare_bws[i]);
     std::printf("%-22s %14s %14s %10s %16s\n", "", "", "", "", "median of ratios");
-    std::printf("%-22s %11.3f us %11.3f us %10.3f %16.3f\n", "latency p50, 8 B", bl * 1e6, pl * 1e6, pl / bl, median(lr));
+    std::printf("%-22s %11.3f us %11.3f us %10.3f %16.3f  (bare: mean, as IMB)\n", "latency p50, 8 B", bl * 1e6, pl * 1e6, pl / bl, median(lr));
     std::printf("%-22s %9.3f GB/s %9.3f GB/s %10.3f %16.3f\n", "bandwidth, 4 MiB", bb / 1e9, pb / 1e9, pb / bb, median(br));
+    std::vector<double> b1r;
+    for (std::size_t i = 0; i < bare1_bws.size(); ++i) b1r.push_back(probe_bws[i] / bare1_bws[i]);
+    const double b1 = median(bare1_bws);
+    std::printf("%-22s %9.3f GB/s %9.3f GB/s %10.3f %16.3f  (bare: one receive buffer, as osu_bw/IMB)\n",
+                "bandwidth, 4 MiB", b1 / 1e9, pb / 1e9, pb / b1, median(b1r));
     schedule_bench();
     const double pair_s = median(probe_pair_s);
     std::printf("\n(c) expected wall time of the fabric suite (p2p, default params: measure_s 0.2)\n");

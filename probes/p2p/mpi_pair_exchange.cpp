@@ -130,6 +130,23 @@ struct PairExchange::Impl {
     }
   }
 
+  // A round trip's wait: the same, one request at a time in the order posted (the pong's
+  // receive first; once it is in, the ping's send is done too). MPI_Test on one request is
+  // cheaper per poll than MPI_Testall on two, which is the round trip's own cost here (3-5% of
+  // an 8 B shared-memory round trip). A completed request is null, so abandon() skips it.
+  bool wait_in_order(Pending& p, Clock::time_point hard) {
+    unsigned spins = 0;
+    for (int i = 0; i < p.n; ++i) {
+      for (int done = 0;; ++spins) {
+        check(MPI_Test(&p.req[i], &done, MPI_STATUS_IGNORE), "MPI_Test");
+        if (done) break;
+        if ((spins & 63) == 63 && Clock::now() >= hard) return false;
+      }
+    }
+    p.n = 0;
+    return true;
+  }
+
   void abandon(Pending& p) {
     for (int i = 0; i < p.n; ++i) {
       if (p.req[i] == MPI_REQUEST_NULL) continue;
@@ -189,7 +206,7 @@ LatencyResult PairExchange::latency(int peer, bool initiator, std::size_t size, 
       p.add(r, true);
       check(MPI_Isend(sbuf, n, MPI_BYTE, peer, m.tag(slot, kPing), m.comm, &r), "MPI_Isend");
       p.add(r, false);
-      if (!m.wait_all(p, hard)) {
+      if (!m.wait_in_order(p, hard)) {
         m.abandon(p);
         res.why = "no reply within " + std::to_string(lim.limit_s) + " s after " + std::to_string(i) + " round trips";
         return false;
@@ -251,7 +268,7 @@ LatencyResult PairExchange::latency(int peer, bool initiator, std::size_t size, 
     MPI_Request r;
     check(MPI_Irecv(rbuf, n, MPI_BYTE, peer, m.tag(slot, kPing), m.comm, &r), "MPI_Irecv");
     p.add(r, true);
-    if (!m.wait_all(p, hard)) {
+    if (!m.wait_in_order(p, hard)) {
       m.abandon(p);
       res.why = "no ping or stop within " + std::to_string(lim.limit_s) + " s";
       return res;
@@ -262,7 +279,7 @@ LatencyResult PairExchange::latency(int peer, bool initiator, std::size_t size, 
     std::memcpy(sbuf, &seq, 8);
     check(MPI_Isend(sbuf, n, MPI_BYTE, peer, m.tag(slot, kPong), m.comm, &r), "MPI_Isend");
     p.add(r, false);
-    if (!m.wait_all(p, hard)) {
+    if (!m.wait_in_order(p, hard)) {
       m.abandon(p);
       res.why = "reply not delivered within " + std::to_string(lim.limit_s) + " s";
       return res;
