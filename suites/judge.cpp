@@ -11,6 +11,7 @@
 
 #include "base/quantity.hpp"
 #include "suites/fabric_analysis.hpp"
+#include "suites/fabric_groups.hpp"
 #include "suites/rdma_rates.hpp"
 #include "suites/judge_parts.hpp"
 #include "topology/place.hpp"
@@ -499,6 +500,7 @@ Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const M
   Judgement j;
   j.metrics = aggregate(journal.samples, catalogue);
   const auto fabric = judging::add_fabric_metrics(j.metrics);  // p2p culprit analysis (fabric_analysis.hpp)
+  const auto groups = judging::add_group_metrics(j.metrics);  // links between leaf groups (fabric_groups.hpp)
   judging::add_rdma_counter_metrics(j.metrics);  // port error counters over the run (rdma_rates.hpp)
   // The culprit analysis derives metrics of its own; they are declared like measured ones.
   if (catalogue)
@@ -519,6 +521,8 @@ Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const M
     j.verdicts.insert(j.verdicts.end(), std::make_move_iterator(vs.begin()), std::make_move_iterator(vs.end()));
   }
   judging::explain_fabric_verdicts(fabric, j.verdicts);
+  // After the pairs' explanations: a failing group link takes the blame off the pairs it explains.
+  judging::explain_group_verdicts(groups, j.verdicts);
 
   j.incomplete = judging::find_incomplete(journal, j.probes);
   bool node_fault = false, tool_error = false, inconclusive = false;
