@@ -69,9 +69,28 @@ json verdict_json(const Verdict& v) {
 // Text from drivers and hostnames may not be valid UTF-8; replace bad bytes rather than throw.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+// True when finite(j) is j: no NaN or infinity anywhere in it (almost every params and bounds).
+bool all_finite(const json& j) {
+  if (j.is_number_float()) return std::isfinite(j.get<double>());
+  if (j.is_array() || j.is_object())
+    for (const auto& el : j)
+      if (!all_finite(el)) return false;
+  return true;
+}
+
+// Bytes that dump() writes as they are: printable ASCII but the quote and the backslash.
+bool plain(const std::string& s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  return true;
+}
+
 // The same bytes as dump(metric_json(m)) and dump(verdict_json(v)), written field by field
 // without building the object first: the keys in the order an object sorts them, each value
-// through the same serializer. At 4096 hosts that is 4 million lines (docs/measurements.md).
+// through the same serializer. At 4096 hosts that is 6 million lines (docs/measurements.md),
+// so the common cases skip the serializer where its output is known: a plain string is
+// quoted as it is, an integer is its decimal digits, params and bounds are copied (to clean
+// them) only when they hold a non-finite number.
 struct Line {
   std::string& out;
   bool first = true;
@@ -83,7 +102,17 @@ struct Line {
   }
   void text(const char* k, const std::string& v) {
     key(k);
-    out += dump(json(v));
+    if (plain(v)) {
+      out += '"';
+      out += v;
+      out += '"';
+    } else {
+      out += dump(json(v));
+    }
+  }
+  void integer(const char* k, long long v) {
+    key(k);
+    out += std::to_string(v);
   }
   void number(const char* k, const std::optional<double>& v) {
     key(k);
@@ -93,20 +122,29 @@ struct Line {
     key(k);
     out += dump(v);
   }
+  // value(k, finite(v)) without the copy when there is nothing to clean.
+  void cleaned(const char* k, const json& v) {
+    key(k);
+    out += all_finite(v) ? dump(v) : dump(finite(v));
+  }
+  void null(const char* k) {
+    key(k);
+    out += "null";
+  }
   void end() { out += first ? "{}" : "}"; }
 };
 
 void metric_line(std::string& out, const Metric& m) {
   Line l{out};
-  l.value("count", json(m.count));
+  l.integer("count", m.count);
   l.number("max", m.max);
   l.text("metric", m.metric);
   l.number("min", m.min);
   if (m.not_completed) l.text("not_completed", *m.not_completed);
-  l.value("params", finite(m.params));
+  l.cleaned("params", m.params);
   l.text("place", m.place);
   if (m.text) l.text("text", *m.text);
-  else l.value("text", json(nullptr));
+  else l.null("text");
   l.text("unit", m.unit);
   l.number("value", m.value);
   l.end();
@@ -114,17 +152,17 @@ void metric_line(std::string& out, const Metric& m) {
 
 void verdict_line(std::string& out, const Verdict& v) {
   Line l{out};
-  l.value("bounds", finite(v.bounds));
+  l.cleaned("bounds", v.bounds);
   l.text("criterion", v.criterion);
   l.text("metric", v.metric);
   if (v.not_completed) l.text("not_completed", *v.not_completed);
   l.text("outcome", to_string(v.outcome()));
-  if (!v.params.empty()) l.value("params", finite(v.params));
+  if (!v.params.empty()) l.cleaned("params", v.params);
   l.text("place", v.place);
   l.text("reason", v.reason);
   if (v.reference && std::isfinite(*v.reference)) l.value("reference", json(*v.reference));
   else if (v.reference_text) l.text("reference", *v.reference_text);
-  else l.value("reference", json(nullptr));
+  else l.null("reference");
   l.text("severity", to_string(v.severity));
   l.text("status", to_string(v.status));
   if (v.text) l.text("text", *v.text);

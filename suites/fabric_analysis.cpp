@@ -388,23 +388,7 @@ FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics) {
 
 FabricAnalysis add_fabric_metrics(std::vector<Metric>& metrics) {
   FabricAnalysis a = analyze_fabric(metrics);
-  if (a.derived.empty()) return a;
-  auto less = [](const Metric& x, const Metric& y) {
-    if (x.metric != y.metric) return x.metric < y.metric;
-    if (x.place != y.place) return place_less(x.place, y.place);
-    return x.params.dump() < y.params.dump();
-  };
-  const bool was_sorted = std::is_sorted(metrics.begin(), metrics.end(), less);
-  const auto measured = static_cast<std::ptrdiff_t>(metrics.size());
-  metrics.insert(metrics.end(), a.derived.begin(), a.derived.end());
-  if (was_sorted) {
-    // The measured metrics come sorted (aggregate): sort the few derived ones and merge, which
-    // is what a stable sort of the whole gives (measured first among equals), in O(n).
-    std::stable_sort(metrics.begin() + measured, metrics.end(), less);
-    std::inplace_merge(metrics.begin(), metrics.begin() + measured, metrics.end(), less);
-  } else {
-    std::stable_sort(metrics.begin(), metrics.end(), less);
-  }
+  add_in_order(metrics, a.derived);  // a copy: the analysis keeps its own for the verdicts
   return a;
 }
 

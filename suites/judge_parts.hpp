@@ -20,6 +20,15 @@ bool place_less(const std::string& a, const std::string& b);
 
 double median(std::vector<double> v);
 
+// The order of a judgement's metrics, as aggregate() makes it: by name, place in natural
+// order, then params (their canonical dump).
+bool metric_less(const Metric& x, const Metric& y);
+// Adds metrics derived from the measured ones where a stable sort of the whole would put them
+// (measured first among equals). When `metrics` is sorted, as aggregate() leaves it, that is
+// a merge from the back into the room aggregate() reserved: O(n) moves, no second buffer of
+// millions of metrics.
+void add_in_order(std::vector<Metric>& metrics, std::vector<Metric> extra);
+
 // "n1, n2, n3" or "n1, n2, n3 and 5 more": lists in reasons stay one line.
 std::string list_text(const std::vector<std::string>& items, std::size_t show = 4);
 // "rank 2 (host n2)" / "ranks 0-1,3 (hosts n1, n3)"

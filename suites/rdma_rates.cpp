@@ -84,23 +84,6 @@ std::vector<Metric> derive_rdma_counter_metrics(const std::vector<Metric>& metri
   return out;
 }
 
-void add_rdma_counter_metrics(std::vector<Metric>& metrics) {
-  auto extra = derive_rdma_counter_metrics(metrics);
-  if (extra.empty()) return;
-  auto less = [](const Metric& x, const Metric& y) {
-    if (x.metric != y.metric) return x.metric < y.metric;
-    if (x.place != y.place) return place_less(x.place, y.place);
-    return x.params.dump() < y.params.dump();
-  };
-  const bool was_sorted = std::is_sorted(metrics.begin(), metrics.end(), less);
-  const auto measured = static_cast<std::ptrdiff_t>(metrics.size());
-  metrics.insert(metrics.end(), std::make_move_iterator(extra.begin()), std::make_move_iterator(extra.end()));
-  if (was_sorted) {
-    std::stable_sort(metrics.begin() + measured, metrics.end(), less);
-    std::inplace_merge(metrics.begin(), metrics.begin() + measured, metrics.end(), less);
-  } else {
-    std::stable_sort(metrics.begin(), metrics.end(), less);
-  }
-}
+void add_rdma_counter_metrics(std::vector<Metric>& metrics) { add_in_order(metrics, derive_rdma_counter_metrics(metrics)); }
 
 }  // namespace ga::judging
