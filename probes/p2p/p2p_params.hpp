@@ -15,7 +15,7 @@
 //   retest: true               second pass: suspects re-measured against healthy hosts
 //   retest_ratio: 1.5          worse than this x the cluster reference is re-tested
 //   retest_partners: 2         healthy partners per suspect host
-//   retest_max: 8              suspects re-tested at most (worst first)
+//   retest_max: 16             suspects re-tested at most (worst first)
 //   adaptive_min_hosts: 65     from this many hosts on, the adaptive schedule (probes/harness/
 //                              isolation.hpp) instead of all pairs: all pairs up to 64 hosts
 //   switch_map: ""             leaf switch of each host: a `HOSTS LEAF [UPLINK...]` file or a

@@ -24,7 +24,7 @@ struct DirectedResult {
 struct RetestOptions {
   double ratio = 1.5;              // worse than this x the reference is worth a second look
   int partners = 2;                // healthy endpoints each suspect endpoint is re-paired with
-  int max_suspects = 8;            // endpoints, links and pairs inside hosts together; the worst first
+  int max_suspects = 16;           // endpoints, links and pairs inside hosts together; the worst first
   // The tail (p99) is noisier than the median: a suspect by its tail is one this much worse
   // than the reference tail (the judge fails at 10x; a lossy host is 10-100x).
   double tail_ratio = 3;
