@@ -53,9 +53,9 @@ printf '8\n4194304\n' >"$work/lengths"
 # Our window at 4 MiB, so Uniband keeps as much in flight.
 window=$("${mpi[@]}" "$ours" --exchanges | tee "$work/warm" | sed -n 's/^bw4m_window=//p')
 [[ -n $window ]] || { echo "bench-p2p-vs-imb: $ours --exchanges printed no window:" >&2; cat "$work/warm" >&2; exit 1; }
-# IMB at about the probe's limits: up to 100,000 round trips (the probe's max_iters), about
-# 0.2 s per size (its measure_s; -time is IMB's cap per size, the volume cap 1000 MiB keeps
-# 4 MiB near it).
+# IMB near the probe's limits: up to 100,000 round trips at 8 B (the probe's max_iters), a
+# volume cap of 1000 MiB (250 round trips at 4 MiB, ~0.15 s, near the probe's measure_s 0.2),
+# and -time 1, IMB's cap per size (it holds Uniband at 4 MiB to ~1 s).
 imb_args=(PingPong Uniband -msglen "$work/lengths" -window_size "$window" -iter 100000,1000 -time 1)
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
