@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "topology/place.hpp"
 #include "topology/topology.hpp"
 
 namespace ga::report_fold {
@@ -119,4 +120,29 @@ FoldCounts fold_counts(const Report& r, const Folds& f, std::size_t leader) {
   return c;
 }
 
+PairFold fold_pairs(const Report& r) {
+  PairFold f;
+  if (r.hosts.size() <= kPairsInFullUpTo) return f;
+  f.folded = true;
+  f.listed.host = r.cluster.host;
+  f.listed.ranks = r.cluster.ranks;
+  f.listed.other_verdicts = r.cluster.other_verdicts;
+  for (const auto& row : r.cluster.rows) {
+    const bool pair = place::kind(row.place) == place::Kind::pair;
+    const bool bad = std::any_of(row.verdicts.begin(), row.verdicts.end(),
+                                 [](const Verdict* v) { return v->status != VerdictStatus::pass; });
+    if (!pair || bad) f.listed.rows.push_back(row);
+    else if (row.verdicts.empty()) ++f.unjudged;
+    else ++f.passing;
+  }
+  return f;
+}
+
+std::string pair_fold_note(const PairFold& f) {
+  return "Above " + std::to_string(kPairsInFullUpTo) + " hosts, pair rows whose every verdict passes are not listed: " +
+         std::to_string(f.passing) + " such rows, and " + std::to_string(f.unjudged) +
+         " pair rows no criterion judges (raw measurements); every row is in report.json.";
+}
+
 }  // namespace ga::report_fold
+

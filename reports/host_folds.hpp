@@ -41,4 +41,22 @@ struct FoldCounts {
 };
 FoldCounts fold_counts(const Report& r, const Folds& f, std::size_t leader);
 
+// Pair rows in report.md and report.html: above kPairsInFullUpTo hosts the cluster table lists
+// every row that is not at a pair and the pair rows with a verdict that does not pass; the pair
+// rows whose verdicts all pass, and those no criterion judges (raw measurements such as
+// p2p.latency_max), are counted, not listed. At 4096 hosts that table was 600k rows (100 MiB of
+// report.md). report.json keeps every row.
+inline constexpr std::size_t kPairsInFullUpTo = 64;
+
+struct PairFold {
+  bool folded = false;         // false: `listed` is not filled, show the section as it is
+  HostSection listed;          // the rows shown, and every verdict not tied to one row
+  std::size_t passing = 0;     // pair rows not listed: every verdict passes
+  std::size_t unjudged = 0;    // pair rows not listed: no verdict
+};
+PairFold fold_pairs(const Report& r);
+// One line for the reader under the table: what was left out and where to find it.
+std::string pair_fold_note(const PairFold& f);
+
 }  // namespace ga::report_fold
+

@@ -478,7 +478,13 @@ struct Page {
     out += "</section>\n";
     if (!r.cluster.rows.empty() || !r.cluster.other_verdicts.empty()) {
       out += "<section id=\"pairs\"><h2>Cluster and pair metrics</h2>";
-      metric_table(r.cluster);
+      const report_fold::PairFold pairs = report_fold::fold_pairs(r);
+      metric_table(pairs.folded ? pairs.listed : r.cluster);
+      if (pairs.folded) {
+        out += "<p class=\"note\">";
+        e(report_fold::pair_fold_note(pairs));
+        out += "</p>";
+      }
       out += "</section>\n";
     }
   }

@@ -200,7 +200,9 @@ void host_sections(std::string& md, const Report& r) {
   }
   if (!r.cluster.rows.empty() || !r.cluster.other_verdicts.empty()) {
     md += "\n## Cluster and pair metrics\n";
-    metric_table(md, r.cluster);
+    const report_fold::PairFold pairs = report_fold::fold_pairs(r);
+    metric_table(md, pairs.folded ? pairs.listed : r.cluster);
+    if (pairs.folded) md += "\n" + report_fold::pair_fold_note(pairs) + "\n";
   }
 }
 

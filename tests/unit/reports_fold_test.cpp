@@ -128,5 +128,54 @@ TEST(ReportsFold, HostsOfDifferentTopologyAreNotFoldedTogether) {
   EXPECT_NE(md2.find("### n01, n03, n04 (3 hosts)"), std::string::npos) << md2;
 }
 
+// Pairs of n01..nN: nK~nK+1 with one judged metric (passing but for `bad`) and one raw one.
+void add_pairs(FoldRun& run, int hosts, int bad) {
+  for (int h = 1; h < hosts; ++h) {
+    const std::string place = name_of(h) + "~" + name_of(h + 1);
+    const double v = h == bad ? 9.0 : 1.0;
+    run.judgement.metrics.push_back(test::metric("p2p.link_slowdown", place, v, "x"));
+    run.judgement.metrics.push_back(test::metric("p2p.latency_max", place, 5e-6, "s"));
+    run.judgement.verdicts.push_back(test::verdict("p2p.link", "p2p.link_slowdown", place,
+                                                   h == bad ? VerdictStatus::fail : VerdictStatus::pass, v, "x",
+                                                   {{"op", "<="}, {"value", 3}},
+                                                   h == bad ? "p2p.link_slowdown 9 x is above the ceiling 3 x"
+                                                            : "p2p.link_slowdown 1 x <= 3 x"));
+  }
+  auto by_name_place = [](const Metric& a, const Metric& b) {
+    return a.metric != b.metric ? a.metric < b.metric : a.place < b.place;
+  };
+  std::stable_sort(run.judgement.metrics.begin(), run.judgement.metrics.end(), by_name_place);
+}
+
+TEST(ReportsFold, PairRowsThatPassAreCountedAbove64Hosts) {
+  const int hosts = static_cast<int>(report_fold::kPairsInFullUpTo) + 1;
+  FoldRun run = make_run(hosts);
+  add_pairs(run, hosts, 7);
+  Report r = build_report(run.journal, run.judgement);
+  const std::string md = report_to_markdown(r), html = report_to_html(r);
+  const std::string note = "pair rows whose every verdict passes are not listed: " + std::to_string(hosts - 2) +
+                           " such rows, and " + std::to_string(hosts - 1) + " pair rows no criterion judges";
+  for (const std::string* doc : {&md, &html}) {
+    EXPECT_NE(doc->find(note), std::string::npos);
+    EXPECT_NE(doc->find("n07~n08"), std::string::npos);  // the failing pair is listed
+    EXPECT_EQ(doc->find("n08~n09"), std::string::npos);  // a passing one is counted
+  }
+  // report.json keeps every pair row.
+  std::ostringstream json;
+  write_report_json(r, json);
+  EXPECT_EQ(count(json.str(), "\"place\":\"n08~n09\""), 3u);  // two metrics and the verdict
+}
+
+TEST(ReportsFold, PairRowsAreListedUpTo64Hosts) {
+  const int hosts = static_cast<int>(report_fold::kPairsInFullUpTo);
+  FoldRun run = make_run(hosts);
+  add_pairs(run, hosts, 7);
+  Report r = build_report(run.journal, run.judgement);
+  const std::string md = report_to_markdown(r);
+  EXPECT_NE(md.find("n08~n09"), std::string::npos);
+  EXPECT_EQ(md.find("are not listed"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ga
+
