@@ -16,7 +16,7 @@ MetricCatalogue builtin_catalogue() {
 }
 
 JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file) {
-  const auto journal = read_journal((std::filesystem::path(dir) / "samples.jsonl").string());
+  auto journal = read_journal((std::filesystem::path(dir) / "samples.jsonl").string());
   const MetricCatalogue catalogue = builtin_catalogue();
   CriteriaSet criteria;
   if (!criteria_file.empty()) {
@@ -29,7 +29,7 @@ JudgeResult judge_directory(const std::string& dir, const std::string& criteria_
   } else {
     criteria = parse_criteria(builtin_criteria_text(), "builtin");
   }
-  const auto judgement = judge(journal, criteria, &catalogue);
+  const auto judgement = judge_releasing_samples(journal, criteria, &catalogue);  // the samples are not read again
   const auto report = build_report(journal, judgement);
   write_report_files(report, dir);
   JudgeResult r;

@@ -541,7 +541,7 @@ int main(int argc, char** argv) {
   ga::register_builtin_probes(registry);
   const ga::MetricCatalogue catalogue = ga::catalogue_of(registry);
   ga::CriteriaSet criteria = ga::parse_criteria(journal.criteria_text, journal.criteria_source);
-  ga::Judgement judgement = ga::judge(journal, criteria, &catalogue);
+  ga::Judgement judgement = ga::judge_releasing_samples(journal, criteria, &catalogue);
   double t_judge = seconds_since(t0);
   double rss_judge = peak_rss_mib();
 

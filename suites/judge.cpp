@@ -494,11 +494,11 @@ std::vector<Verdict> probe_verdicts(const std::vector<ProbeSummary>& probes) {
   return out;
 }
 
-}  // namespace
-
-Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const MetricCatalogue* catalogue) {
+// Everything after aggregate(): the samples are no longer read.
+Judgement judge_metrics(std::vector<Metric> metrics, const JournalData& journal, const CriteriaSet& criteria,
+                        const MetricCatalogue* catalogue) {
   Judgement j;
-  j.metrics = aggregate(journal.samples, catalogue);
+  j.metrics = std::move(metrics);
   const auto fabric = judging::add_fabric_metrics(j.metrics);  // p2p culprit analysis (fabric_analysis.hpp)
   const auto groups = judging::add_group_metrics(j.metrics);  // links between leaf groups (fabric_groups.hpp)
   judging::add_rdma_counter_metrics(j.metrics);  // port error counters over the run (rdma_rates.hpp)
@@ -547,6 +547,18 @@ Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const M
   else if (inconclusive) set("INCONCLUSIVE", kExitInconclusive);
   else set("PASS", kExitPass);
   return j;
+}
+
+}  // namespace
+
+Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const MetricCatalogue* catalogue) {
+  return judge_metrics(aggregate(journal.samples, catalogue), journal, criteria, catalogue);
+}
+
+Judgement judge_releasing_samples(JournalData& journal, const CriteriaSet& criteria, const MetricCatalogue* catalogue) {
+  auto metrics = aggregate(journal.samples, catalogue);
+  std::vector<Sample>().swap(journal.samples);  // clear() would keep the capacity
+  return judge_metrics(std::move(metrics), journal, criteria, catalogue);
 }
 
 }  // namespace ga
