@@ -222,21 +222,7 @@ GroupAnalysis analyze_groups(const std::vector<Metric>& metrics) {
 
 GroupAnalysis add_group_metrics(std::vector<Metric>& metrics) {
   GroupAnalysis a = analyze_groups(metrics);
-  if (a.derived.empty()) return a;
-  auto less = [](const Metric& x, const Metric& y) {
-    if (x.metric != y.metric) return x.metric < y.metric;
-    if (x.place != y.place) return place_less(x.place, y.place);
-    return x.params.dump() < y.params.dump();
-  };
-  const bool was_sorted = std::is_sorted(metrics.begin(), metrics.end(), less);
-  const auto measured = static_cast<std::ptrdiff_t>(metrics.size());
-  metrics.insert(metrics.end(), a.derived.begin(), a.derived.end());
-  if (was_sorted) {
-    std::stable_sort(metrics.begin() + measured, metrics.end(), less);
-    std::inplace_merge(metrics.begin(), metrics.begin() + measured, metrics.end(), less);
-  } else {
-    std::stable_sort(metrics.begin(), metrics.end(), less);
-  }
+  add_in_order(metrics, a.derived);  // a copy: the analysis keeps its own
   return a;
 }
 
