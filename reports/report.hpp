@@ -48,6 +48,8 @@ std::string report_to_markdown(const Report&);
 std::string report_to_html(const Report&);
 // JUnit XML for CI dashboards: a testsuite per probe, a testcase per verdict.
 std::string report_to_junit(const Report&);
+// The same document streamed: a large run's XML is never held whole in memory.
+void write_report_junit(const Report&, std::ostream&);
 
 // Values print through base::format_quantity (base/quantity.hpp), as the judge's reasons do.
 

@@ -10,6 +10,8 @@
 // elements written, so they agree with the summary by construction (docs/report-format.md).
 #include <cstdio>
 #include <map>
+#include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -111,7 +113,7 @@ void testcase(std::string& out, const Verdict& v) {
 
 }  // namespace
 
-std::string report_to_junit(const Report& r) {
+void write_report_junit(const Report& r, std::ostream& os) {
   const Judgement& g = *r.judgement;
   std::vector<Suite> suites;
   std::map<std::string, std::size_t> at;
@@ -147,8 +149,15 @@ std::string report_to_junit(const Report& r) {
   }
   tests += 1;  // the run's own testcase
 
+  // Built in a buffer that goes to the stream every so often: at 4096 hosts the document is
+  // 350 MiB, never held whole.
+  constexpr std::size_t kFlushAt = 1 << 20;
   std::string out;
-  out.reserve(4096 + g.verdicts.size() * 160);
+  out.reserve(kFlushAt + 64 * 1024);
+  auto flush = [&] {
+    os.write(out.data(), static_cast<std::streamsize>(out.size()));
+    out.clear();
+  };
   out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites";
   attr(out, "name", "gpuaccept " + (g.summary.overall.empty() ? std::string("UNKNOWN") : g.summary.overall));
   attr(out, "tests", std::to_string(tests));
@@ -220,11 +229,20 @@ std::string report_to_junit(const Report& r) {
       if (!s.probe->reason.empty()) property(out, "probe.reason", s.probe->reason);
       out += "    </properties>\n";
     }
-    for (const Verdict* v : s.verdicts) testcase(out, *v);
+    for (const Verdict* v : s.verdicts) {
+      testcase(out, *v);
+      if (out.size() >= kFlushAt) flush();
+    }
     out += "  </testsuite>\n";
   }
   out += "</testsuites>\n";
-  return out;
+  flush();
+}
+
+std::string report_to_junit(const Report& r) {
+  std::ostringstream os;
+  write_report_junit(r, os);
+  return std::move(os).str();
 }
 
 }  // namespace ga

