@@ -75,3 +75,20 @@ TEST(KernelMates, WithoutBootIdsEveryHostIsCompared) {
   EXPECT_EQ(find(j, "triad.not_slow", "h3")->status, VerdictStatus::fail);
   EXPECT_EQ(find(j, "triad.uniform", "h1")->status, VerdictStatus::pass);
 }
+
+// gpuaccept judge frees the samples once aggregated (1.6 GiB at 4096 hosts): the judgement
+// must not change.
+TEST(JudgeReleasingSamples, SameJudgementAndTheSamplesAreGone) {
+  JournalBuilder jb({"h1", "h2", "h3"});
+  jb.sample("hostmem.triad_bw", "h1", 10e9).sample("hostmem.triad_bw", "h2", 10e9).sample("hostmem.triad_bw", "h3", 1e9);
+  jb.probe("hostmem");
+  const auto crit = parse_criteria(kCriteria, "test");
+  JournalData kept = jb.build(), released = jb.build();
+  const auto a = judge(kept, crit);
+  const auto b = judge_releasing_samples(released, crit);
+  EXPECT_TRUE(released.samples.empty());
+  EXPECT_EQ(kept.samples.size(), 3u);
+  ASSERT_EQ(a.verdicts.size(), b.verdicts.size());
+  for (std::size_t i = 0; i < a.verdicts.size(); ++i) EXPECT_EQ(a.verdicts[i].reason, b.verdicts[i].reason);
+  EXPECT_EQ(a.summary.exit_code, b.summary.exit_code);
+}
