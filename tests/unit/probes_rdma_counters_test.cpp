@@ -8,7 +8,7 @@
 #include <fstream>
 #include <set>
 
-#include "probes/rdma/rdma_probe.hpp"
+#include "probes_rdma_fixture.hpp"
 #include "suites/rdma_rates.hpp"
 #include "suites_fixture.hpp"
 #include "topology/place.hpp"
@@ -18,14 +18,6 @@ namespace ga {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct VecSink : SampleSink {
-  std::vector<Sample> samples;
-  void emit(Sample s) override {
-    s.probe = "rdma";
-    samples.push_back(std::move(s));
-  }
-};
 
 // A host's copy of a recorded tree, in a scratch folder of its own.
 struct Tree {
@@ -44,48 +36,13 @@ struct Tree {
   }
 };
 
-struct HostRun {
-  std::string host;
-  topo::HostTopology topo;
-  Outcome outcome;
-  std::vector<Sample> samples;
-};
+using rdma_fixture::HostRun;
+using rdma_fixture::judge_runs;
 
-// What a run does on one host: the start reading, the probe (inventory; no traffic from a
-// recorded tree), `between` (the counters move while the run goes on), the end reading.
+// What a run does on one host: the start reading, the probe, `between` (the counters move
+// while the run goes on), the end reading.
 HostRun run_host(const std::string& host, const Tree& t, const std::function<void()>& between = {}) {
-  HostRun r{host, topo::discover_local(host, t.root.string()), {}, {}};
-  auto comm = make_self_comm();
-  topo::ClusterTopology cl;
-  cl.hosts.push_back(r.topo);
-  ProbeContext ctx{*comm, cl, cl.hosts[0], host};
-  ctx.sysfs_root = t.root.string();
-  ctx.rank_hosts = {host};
-  ctx.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  VecSink sink;
-  auto probe = make_rdma_probe();
-  EXPECT_TRUE(probe->reads_run_bounds());
-  probe->read_run_bound(RunBound::start, ctx, sink);
-  r.outcome = probe->run(ctx, sink);
-  if (between) between();
-  probe->read_run_bound(RunBound::end, ctx, sink);
-  r.samples = std::move(sink.samples);
-  return r;
-}
-
-Judgement judge_runs(const std::vector<HostRun>& runs) {
-  std::vector<std::string> hosts;
-  for (const auto& r : runs) hosts.push_back(r.host);
-  testing::JournalBuilder jb(hosts);
-  jb.data().topology.hosts.clear();
-  std::vector<std::pair<std::string, Outcome>> outcomes;
-  for (const auto& r : runs) {
-    jb.data().topology.hosts.push_back(r.topo);
-    for (const auto& s : r.samples) jb.data().samples.push_back(s);
-    outcomes.emplace_back(r.host, r.outcome);
-  }
-  jb.probe("rdma", outcomes);
-  return judge(jb.build(), parse_criteria(builtin_criteria_text(), "builtin"));
+  return rdma_fixture::run_on(host, t.root.string(), between);
 }
 
 // criterion -> places that did not pass (fail, or warn at warning severity), rdma only

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <set>
 
-#include "probes/rdma/rdma_probe.hpp"
+#include "probes_rdma_fixture.hpp"
 #include "suites_fixture.hpp"
 #include "topology/place.hpp"
 #include "topology/topology.hpp"
@@ -18,57 +18,8 @@ namespace fs = std::filesystem;
 
 std::string tree(const std::string& name) { return std::string(GA_TEST_DATA_DIR) + "/rdma/" + name; }
 
-struct VecSink : SampleSink {
-  std::vector<Sample> samples;
-  void emit(Sample s) override {
-    s.probe = "rdma";
-    samples.push_back(std::move(s));
-  }
-};
-
-struct HostRun {
-  std::string host, root;
-  topo::HostTopology topo;
-  Outcome outcome;
-  std::vector<Sample> samples;
-};
-
-HostRun run_on(const std::string& host, const std::string& root, std::function<void()> hook = {},
-               nlohmann::json params = nlohmann::json::object()) {
-  HostRun r{host, root, topo::discover_local(host, root), {}, {}};
-  auto comm = make_self_comm();
-  topo::ClusterTopology cl;
-  cl.hosts.push_back(r.topo);
-  ProbeContext ctx{*comm, cl, cl.hosts[0], host};
-  ctx.sysfs_root = root;
-  ctx.rank_hosts = {host};
-  ctx.params = std::move(params);
-  ctx.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  VecSink sink;
-  // As the harness runs it: the run's start reading, the probe, the end reading (the hook
-  // runs just before it).
-  auto probe = make_rdma_probe_with_hook(std::move(hook));
-  probe->read_run_bound(RunBound::start, ctx, sink);
-  r.outcome = probe->run(ctx, sink);
-  probe->read_run_bound(RunBound::end, ctx, sink);
-  r.samples = std::move(sink.samples);
-  return r;
-}
-
-Judgement judge_runs(const std::vector<HostRun>& runs) {
-  std::vector<std::string> hosts;
-  for (const auto& r : runs) hosts.push_back(r.host);
-  testing::JournalBuilder jb(hosts);
-  jb.data().topology.hosts.clear();
-  std::vector<std::pair<std::string, Outcome>> outcomes;
-  for (const auto& r : runs) {
-    jb.data().topology.hosts.push_back(r.topo);
-    for (const auto& s : r.samples) jb.data().samples.push_back(s);
-    outcomes.emplace_back(r.host, r.outcome);
-  }
-  jb.probe("rdma", outcomes);
-  return judge(jb.build(), parse_criteria(builtin_criteria_text(), "builtin"));
-}
+using rdma_fixture::judge_runs;
+using rdma_fixture::run_on;
 
 // criterion -> failing places, rdma criteria only
 std::map<std::string, std::set<std::string>> failures(const Judgement& j) {
