@@ -206,19 +206,26 @@ Bests bests_of(const Group& g, const std::string& pass_only) {
   return r;
 }
 
+// The cluster's reference from per-endpoint figures: the better middle of either-direction
+// figures (latency) or of the sending and receiving ones together (bandwidth).
+double reference_of(const Group& g, const std::map<std::string, double>& any,
+                    const std::map<std::string, double>& out, const std::map<std::string, double>& in) {
+  std::vector<double> v;
+  if (lat(g)) {
+    for (const auto& [e, x] : any) v.push_back(x);
+  } else {
+    for (const auto& [e, x] : out) v.push_back(x);
+    for (const auto& [e, x] : in) v.push_back(x);
+  }
+  return better_median(v, lat(g));
+}
+
 void analyze_inter(const Group& g, Out& out) {
   const Bests all = bests_of(g, ""), first = bests_of(g, "1");
   const auto& best_any = all.any;
   const auto& best_out = all.out;
   const auto& best_in = all.in;
-  std::vector<double> bests;
-  if (lat(g)) {
-    for (const auto& [e, b] : best_any) bests.push_back(b);
-  } else {
-    for (const auto& [e, b] : best_out) bests.push_back(b);
-    for (const auto& [e, b] : best_in) bests.push_back(b);
-  }
-  const double ref = better_median(bests, lat(g));
+  const double ref = reference_of(g, best_any, best_out, best_in);
   std::size_t unreachable = 0;
   for (const auto& [e, b] : best_any) unreachable += lat(g) ? std::isinf(b) : b <= 0;
 
@@ -257,17 +264,7 @@ void analyze_inter(const Group& g, Out& out) {
   // The first pass alone, as its own reference: the re-tests run later, when the machine may
   // be quieter or busier (fake hosts: a compile finishing), and a host measured only in the
   // first pass must not be held against a reference that the re-tests of others raised.
-  double ref_first = NAN;
-  {
-    std::vector<double> v;
-    if (lat(g)) {
-      for (const auto& [e, b] : first.any) v.push_back(b);
-    } else {
-      for (const auto& [e, b] : first.out) v.push_back(b);
-      for (const auto& [e, b] : first.in) v.push_back(b);
-    }
-    ref_first = better_median(v, lat(g));
-  }
+  const double ref_first = reference_of(g, first.any, first.out, first.in);
   auto host = [&](const std::string& e, const std::string& direction, double best) {
     // Its best pair over every pass against the reference of every pass, or its best pair of
     // the first pass against the first pass's reference, whichever is kinder: like against like.
@@ -298,16 +295,7 @@ void analyze_inter(const Group& g, Out& out) {
   // healthy in its re-tests explains its first-pass pairs), and the link is only as bad as its
   // best-explained measurement.
   // The typical pair of the cluster: the better middle of the endpoints' typical pairs.
-  auto typical_ref = [&](const Bests& b) {
-    std::vector<double> v;
-    if (lat(g)) {
-      for (const auto& [e, x] : b.typ_any) v.push_back(x);
-    } else {
-      for (const auto& [e, x] : b.typ_out) v.push_back(x);
-      for (const auto& [e, x] : b.typ_in) v.push_back(x);
-    }
-    return better_median(v, lat(g));
-  };
+  auto typical_ref = [&](const Bests& b) { return reference_of(g, b.typ_any, b.typ_out, b.typ_in); };
   const double typ_first = typical_ref(first), typ_all = typical_ref(all);
   for (const auto& [sd, pr] : g.directed) {
     const auto& [s, d] = sd;
