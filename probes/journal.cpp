@@ -25,7 +25,7 @@ std::vector<RankRef> rank_refs(const nlohmann::json& a) {
 // sample_from_json, moving the strings and params out of the parsed record instead of
 // copying them (millions of samples at scale). A record of any other shape than the writer's
 // goes to sample_from_json, so its errors read the same.
-Sample sample_from_record(nlohmann::json&& r) {
+Sample sample_from_record(nlohmann::json&& r, ParamsPool& pool) {
   std::string absent;  // stands for a key the record does not have
   auto str = [&](const char* k, bool required) -> std::string* {
     auto it = r.find(k);
@@ -54,7 +54,7 @@ Sample sample_from_record(nlohmann::json&& r) {
   s.metric = std::move(*metric);
   s.probe = probe == &absent ? s.metric.substr(0, s.metric.find('.')) : std::move(*probe);
   if (unit != &absent) s.unit = std::move(*unit);
-  if (auto p = r.find("params"); p != r.end()) s.params = std::move(*p);
+  if (auto p = r.find("params"); p != r.end()) s.params = pool.intern(std::move(*p));
   s.rank = r.value("rank", 0);
   s.iter = r.value("iter", 0);
   return s;
@@ -98,6 +98,7 @@ void append_record_once(const std::string& path, const nlohmann::json& record) {
 
 JournalData parse_journal(std::istream& in, const std::string& name) {
   JournalData d;
+  ParamsPool params;  // the samples' few distinct params, each held once
   // Line by line, one line ahead (to know the last one): a journal of 4096 hosts is 600 MiB,
   // and holding it all as strings besides the samples made of it doubled the reader's peak.
   std::string line, next;
@@ -142,7 +143,7 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
         p.deadline_s = r.value("deadline_s", 0.0);
         d.probes.push_back(std::move(p));
       } else if (type == "sample") {
-        d.samples.push_back(sample_from_record(std::move(r)));
+        d.samples.push_back(sample_from_record(std::move(r), params));
       } else if (type == "outcome") {
         const auto probe = r.at("probe").get<std::string>();
         ProbeRecord* p = find_open_probe(d, probe);

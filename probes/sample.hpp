@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/params.hpp"
+
 namespace ga {
 
 struct Sample {
@@ -14,7 +16,7 @@ struct Sample {
   std::optional<double> value;          // numeric samples
   std::optional<std::string> text;      // facts: versions, model names, path classes
   std::string unit;                     // see base/units.hpp
-  nlohmann::json params = nlohmann::json::object();  // e.g. {"size": 4194304, "direction": "a->b"}
+  Params params;                        // e.g. {"size": 4194304, "direction": "a->b"}
   int rank = 0;
   int iter = 0;
 };

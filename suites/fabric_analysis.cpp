@@ -236,14 +236,14 @@ void analyze_inter(const Group& g, Out& out) {
     m.probe = "p2p";
     m.place = place::cluster();
     m.params = {{"size", g.size}, {"path", g.path}};
-    if (g.rail) m.params["rail"] = *g.rail;
+    if (g.rail) m.params = m.params.with("rail", *g.rail);
     m.unit = lat(g) ? "s" : "B/s";
     m.count = static_cast<int>(best_any.size());
     if (std::isfinite(ref) && ref > 0) m.value = m.min = m.max = ref;
     else m.not_completed = "no reference: most endpoints completed no pair";
     out.a.derived.push_back(m);
     m.metric = "p2p.unreachable_fraction";
-    m.params["basis"] = g.basis;
+    m.params = m.params.with("basis", g.basis);
     m.unit = "";
     m.value = m.min = m.max = best_any.empty() ? 0.0 : double(unreachable) / double(best_any.size());
     m.not_completed.reset();

@@ -194,7 +194,7 @@ GroupAnalysis analyze_groups(const std::vector<Metric>& metrics) {
       m.probe = "p2p";
       m.place = group_link_place(gh.first, gh.second);
       m.params = {{"basis", s.basis}, {"size", s.size}, {"path", "inter"}};
-      if (s.rail) m.params["rail"] = *s.rail;
+      if (s.rail) m.params = m.params.with("rail", *s.rail);
       m.unit = "x";
       m.better = Better::lower;
       m.count = static_cast<int>(link.obs.size());

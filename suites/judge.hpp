@@ -17,7 +17,7 @@ struct Metric {
   std::string metric;
   std::string probe;                    // the declaring probe (else the samples' probe)
   std::string place;
-  nlohmann::json params = nlohmann::json::object();
+  Params params;
   std::string unit;                     // the declared unit (else the samples')
   Better better = Better::none;         // the declared direction
   std::optional<double> value;          // median of the samples

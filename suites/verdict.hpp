@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/params.hpp"
 #include "suites/criteria.hpp"
 
 namespace ga {
@@ -25,7 +26,7 @@ struct Verdict {
   std::string criterion;
   std::string metric;
   std::string place;
-  nlohmann::json params = nlohmann::json::object();  // the metric's sample params (size, direction ...)
+  Params params;                        // the metric's sample params (size, direction ...)
   VerdictStatus status = VerdictStatus::pass;
   std::optional<double> value;
   std::optional<std::string> text;      // for text metrics

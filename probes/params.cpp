@@ -1,0 +1,44 @@
+#include "probes/params.hpp"
+
+namespace ga {
+
+Params::Params() {
+  // One shared, immutable empty object: most verdicts that have no params copy this pointer.
+  static const std::shared_ptr<const Entry> empty =
+      std::make_shared<const Entry>(Entry{nlohmann::json::object(), "{}"});
+  e_ = empty;
+}
+
+Params::Params(nlohmann::json value) {
+  if (value.is_null() || (value.is_object() && value.empty())) {  // absent params read as {}
+    *this = Params();
+    return;
+  }
+  std::string text = value.dump();
+  e_ = std::make_shared<const Entry>(Entry{std::move(value), std::move(text)});
+}
+
+Params Params::with(const std::string& key, nlohmann::json v) const {
+  nlohmann::json j = json().is_object() ? json() : nlohmann::json::object();
+  j[key] = std::move(v);
+  return Params(std::move(j));
+}
+
+void to_json(nlohmann::json& j, const Params& p) { j = p.json(); }
+
+Params ParamsPool::intern(nlohmann::json&& value) {
+  if (value.is_null()) value = nlohmann::json::object();
+  std::string text = value.dump();
+  auto it = by_text_.find(text);
+  if (it != by_text_.end()) return it->second;
+  Params p(std::move(value));
+  by_text_.emplace(std::move(text), p);
+  return p;
+}
+
+Params ParamsPool::intern(const Params& p) {
+  auto [it, fresh] = by_text_.emplace(p.dump(), p);
+  return it->second;
+}
+
+}  // namespace ga
