@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -487,6 +488,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// CPU seconds of the whole process (all threads): on a machine shared with builds the wall time
+// moves with the load, the CPU time much less, so it is the figure to compare changes with.
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
 double peak_rss_mib() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -518,6 +527,7 @@ int main(int argc, char** argv) {
   const std::string journal_path = (dir / "samples.jsonl").string();
 
   auto t0 = std::chrono::steady_clock::now();
+  double c0 = cpu_seconds();
   std::size_t records = 0, samples = 0;
   {
     JournalFile out(journal_path);
@@ -525,45 +535,46 @@ int main(int argc, char** argv) {
     out.close();
     records = out.records(), samples = out.samples();
   }
-  double t_build = seconds_since(t0);
+  double t_build = seconds_since(t0), c_build = cpu_seconds() - c0;
   double rss_build = peak_rss_mib();
 
   // From here on what `gpuaccept judge DIR` does (app/judge_command.cpp, judge_directory):
   // read the journal, judge it with the criteria it records and the build's declarations,
   // build the report and write its four files.
-  t0 = std::chrono::steady_clock::now();
+  t0 = std::chrono::steady_clock::now(), c0 = cpu_seconds();
   ga::JournalData journal = ga::read_journal(journal_path);
-  double t_read = seconds_since(t0);
+  double t_read = seconds_since(t0), c_read = cpu_seconds() - c0;
   double rss_read = peak_rss_mib();
 
-  t0 = std::chrono::steady_clock::now();
+  t0 = std::chrono::steady_clock::now(), c0 = cpu_seconds();
   ga::ProbeRegistry registry;
   ga::register_builtin_probes(registry);
   const ga::MetricCatalogue catalogue = ga::catalogue_of(registry);
   ga::CriteriaSet criteria = ga::parse_criteria(journal.criteria_text, journal.criteria_source);
   ga::Judgement judgement = ga::judge_releasing_samples(journal, criteria, &catalogue);
-  double t_judge = seconds_since(t0);
+  double t_judge = seconds_since(t0), c_judge = cpu_seconds() - c0;
   double rss_judge = peak_rss_mib();
 
-  t0 = std::chrono::steady_clock::now();
+  t0 = std::chrono::steady_clock::now(), c0 = cpu_seconds();
   ga::Report report = ga::build_report(journal, judgement);
-  double t_report = seconds_since(t0);
+  double t_report = seconds_since(t0), c_report = cpu_seconds() - c0;
   double rss_report = peak_rss_mib();
-  t0 = std::chrono::steady_clock::now();
+  t0 = std::chrono::steady_clock::now(), c0 = cpu_seconds();
   ga::write_report_files(report, dir.string());
-  double t_files = seconds_since(t0);
+  double t_files = seconds_since(t0), c_files = cpu_seconds() - c0;
   double rss_write = peak_rss_mib();
 
   std::printf("report_scale: %d hosts x %d GPUs, %zu ranks, %zu journal records, %zu samples (%.1f MiB)\n",
               shape.hosts, shape.gpus, journal.ranks.size(), records, samples,
               double(fs::file_size(journal_path)) / (1024.0 * 1024.0));
-  std::printf("%-30s %10s %14s\n", "step", "wall s", "peak RSS MiB");
-  std::printf("%-30s %10.2f %14.0f\n", "synthesize + write journal", t_build, rss_build);
-  std::printf("%-30s %10.2f %14.0f\n", "read_journal", t_read, rss_read);
-  std::printf("%-30s %10.2f %14.0f\n", "judge (criteria of the run)", t_judge, rss_judge);
-  std::printf("%-30s %10.2f %14.0f\n", "build_report", t_report, rss_report);
-  std::printf("%-30s %10.2f %14.0f\n", "write_report_files", t_files, rss_write);
-  std::printf("%-30s %10.2f %14.0f\n", "read + judge + report + write", t_read + t_judge + t_report + t_files, rss_write);
+  std::printf("%-30s %10s %8s %14s\n", "step", "wall s", "CPU s", "peak RSS MiB");
+  std::printf("%-30s %10.2f %8.2f %14.0f\n", "synthesize + write journal", t_build, c_build, rss_build);
+  std::printf("%-30s %10.2f %8.2f %14.0f\n", "read_journal", t_read, c_read, rss_read);
+  std::printf("%-30s %10.2f %8.2f %14.0f\n", "judge (criteria of the run)", t_judge, c_judge, rss_judge);
+  std::printf("%-30s %10.2f %8.2f %14.0f\n", "build_report", t_report, c_report, rss_report);
+  std::printf("%-30s %10.2f %8.2f %14.0f\n", "write_report_files", t_files, c_files, rss_write);
+  std::printf("%-30s %10.2f %8.2f %14.0f\n", "read + judge + report + write", t_read + t_judge + t_report + t_files,
+              c_read + c_judge + c_report + c_files, rss_write);
   if (writers_alone) {
     // Each writer alone, into memory, so the cost of one format is not hidden in the total
     // (off by default: a judge writes each file once, and the whole process is what is timed).

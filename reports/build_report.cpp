@@ -86,7 +86,7 @@ std::string where_of(const std::string& p, const HostIndex& topology) {
 struct RowOrder {
   int kind_rank;
   int index;
-  std::string name;
+  std::string_view name;  // into the metric's place
   bool operator<(const RowOrder& o) const {
     if (kind_rank != o.kind_rank) return kind_rank < o.kind_rank;
     if (index != o.index) return index < o.index;
@@ -101,7 +101,12 @@ RowOrder row_order(const std::string& p) {
     case Kind::host: return {0, 0, {}};
     case Kind::numa: return {1, pl.index, {}};
     case Kind::gpu: return {2, pl.index, {}};
-    case Kind::nic: return {3, 0, pl.name};
+    case Kind::nic: {
+      // The name as a view into p (pl is gone on return): it ends the place, "HOST/nic:NAME".
+      const std::string_view whole(p);
+      const bool suffix = whole.size() >= pl.name.size() && whole.substr(whole.size() - pl.name.size()) == pl.name;
+      return {3, 0, suffix ? whole.substr(whole.size() - pl.name.size()) : whole};
+    }
     case Kind::cluster: return {4, 0, {}};
     case Kind::pair: return {5, 0, p};
     case Kind::rail:  // after everything else, as when a rail place was Kind::other
@@ -214,25 +219,23 @@ Report build_report(const JournalData& journal, const Judgement& judgement) {
   // hash, so a 1024-host run costs one pass over the metrics.
   HostIndex topology;
   for (const auto& h : journal.topology.hosts) topology.emplace(h.hostname, &h);
-  std::unordered_map<std::string, std::string> where_cache;
-  auto where = [&](const std::string& p) -> const std::string& {
-    auto it = where_cache.find(p);
-    if (it == where_cache.end()) it = where_cache.emplace(p, where_of(p, topology)).first;
-    return it->second;
+  auto where = [&](const std::string& p) -> const std::string* {
+    auto it = r.where_of_place.find(p);
+    if (it == r.where_of_place.end()) it = r.where_of_place.emplace(p, where_of(p, topology)).first;
+    return &it->second;
   };
 
   // Rows, sorted, then located by metric so verdicts can find them.
   for (const auto& m : judgement.metrics) {
     PlacedMetric row;
-    row.place = m.place;
-    row.where = where(m.place);
     row.metric = &m;
+    row.where_text = where(m.place);
     section_for(m.place).rows.push_back(std::move(row));
   }
   auto sort_rows = [](HostSection& s) {
     std::vector<std::pair<RowOrder, std::size_t>> keys;
     keys.reserve(s.rows.size());
-    for (std::size_t i = 0; i < s.rows.size(); ++i) keys.emplace_back(row_order(s.rows[i].place), i);
+    for (std::size_t i = 0; i < s.rows.size(); ++i) keys.emplace_back(row_order(s.rows[i].place()), i);
     std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<PlacedMetric> sorted;
     sorted.reserve(s.rows.size());

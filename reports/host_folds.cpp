@@ -128,7 +128,7 @@ PairFold fold_pairs(const Report& r) {
   f.listed.ranks = r.cluster.ranks;
   f.listed.other_verdicts = r.cluster.other_verdicts;
   for (const auto& row : r.cluster.rows) {
-    const bool pair = place::kind(row.place) == place::Kind::pair;
+    const bool pair = place::kind(row.place()) == place::Kind::pair;
     const bool bad = std::any_of(row.verdicts.begin(), row.verdicts.end(),
                                  [](const Verdict* v) { return v->status != VerdictStatus::pass; });
     if (!pair || bad) f.listed.rows.push_back(row);

@@ -2,6 +2,7 @@
 #pragma once
 #include <iosfwd>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,11 +15,15 @@ namespace ga {
 inline constexpr int kReportSchemaVersion = 1;
 
 // One row of a per-host table: a measured thing and where it sits.
+// The place and its description are the metric's and the report's (Report::where_of_place), not
+// copies: at 4096 hosts there are 4 M rows and ~100 k places.
 struct PlacedMetric {
-  std::string place;
-  std::string where;                    // "NUMA 1", "GPU 3 (NUMA 1, PCI 0000:4e:00.0)", "NIC mlx5_0 (NUMA 0)"
   const Metric* metric = nullptr;
+  const std::string* where_text = nullptr;
   std::vector<const Verdict*> verdicts;  // verdicts on this metric (same metric and place)
+  const std::string& place() const { return metric->place; }
+  // "NUMA 1", "GPU 3 (NUMA 1, PCI 0000:4e:00.0)", "NIC mlx5_0 (NUMA 0)"
+  const std::string& where() const { return *where_text; }
 };
 
 struct HostSection {
@@ -34,6 +39,7 @@ struct Report {
   const Judgement* judgement = nullptr;
   std::vector<HostSection> hosts;
   HostSection cluster;                  // host "": cluster-level, pair and host-less metrics
+  std::unordered_map<std::string, std::string> where_of_place;  // what the rows' where() point into
 };
 
 Report build_report(const JournalData& journal, const Judgement& judgement);

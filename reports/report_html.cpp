@@ -378,7 +378,7 @@ struct Page {
       out += "<table><thead><tr><th>place<th>where<th>metric<th>params<th>value<th>verdicts</thead><tbody>\n";
       for (std::size_t i = 0; i < s.rows.size();) {
         std::size_t j = i;
-        while (j < s.rows.size() && s.rows[j].place == s.rows[i].place) ++j;
+        while (j < s.rows.size() && s.rows[j].place() == s.rows[i].place()) ++j;
         for (std::size_t k = i; k < j; ++k) {
           const PlacedMetric& row = s.rows[k];
           bool bad = false;
@@ -392,15 +392,15 @@ struct Page {
               span += '"';
             }
             out += "<td class=\"pl ";
-            out += html::tone_class(html::tone(ix.place(row.place)));
+            out += html::tone_class(html::tone(ix.place(row.place())));
             out += '"';
             out += span;
             out += '>';
-            e(row.place);
+            e(row.place());
             out += "<td";
             out += span;
             out += '>';
-            e(row.where);
+            e(row.where());
           }
           const Metric& m = *row.metric;
           out += "<td>";

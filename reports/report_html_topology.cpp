@@ -207,7 +207,7 @@ HostBox host_box(std::size_t i, const Report& r) {
       absent.push_back(p);
   };
   for (const auto& row : b.section->rows) {
-    consider(row.place);
+    consider(row.place());
     for (const Verdict* v : row.verdicts) consider(v->place);
   }
   for (const Verdict* v : b.section->other_verdicts) consider(v->place);

@@ -237,7 +237,7 @@ json signals_json(const std::vector<SignalRecord>& signals) {
 json places_json(const Report& r) {
   json places = json::object();
   auto add = [&](const HostSection& s) {
-    for (const auto& row : s.rows) places[row.place] = row.where;
+    for (const auto& row : s.rows) places[row.place()] = row.where();
   };
   for (const auto& s : r.hosts) add(s);
   add(r.cluster);

@@ -166,7 +166,7 @@ void metric_table(std::string& md, const HostSection& s) {
       const Metric& m = *row.metric;
       std::string verdicts;
       for (std::size_t i = 0; i < row.verdicts.size(); ++i) verdicts += (i ? "; " : "") + mark(*row.verdicts[i]);
-      md += "| " + cell(row.place) + " | " + cell(row.where) + " | " + cell(m.metric) + " | " +
+      md += "| " + cell(row.place()) + " | " + cell(row.where()) + " | " + cell(m.metric) + " | " +
             cell(params_text(m.params)) + " | " + cell(quantity(m)) + " | " + cell(verdicts) +
             " |\n";
     }

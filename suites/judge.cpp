@@ -73,26 +73,13 @@ class CriterionJudge {
     }
     for (const auto& name : metric_names(c)) {
       auto part = judge_metric(c, name);
-      // The metrics come sorted by place, so the verdicts mostly do too: sort only when not,
-      // and then with keys computed once per verdict, not once per comparison.
+      // The metrics come sorted by place, so the verdicts mostly do too: sort only when not.
       auto less = [](const Verdict& a, const Verdict& b) {
         if (a.place != b.place) return judging::place_less(a.place, b.place);
         return a.params.dump() < b.params.dump();
       };
-      out.reserve(out.size() + part.size());
-      if (std::is_sorted(part.begin(), part.end(), less)) {
-        out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
-        continue;
-      }
-      std::vector<std::string> dumps(part.size());
-      std::vector<std::size_t> order(part.size());
-      for (std::size_t i = 0; i < part.size(); ++i) dumps[i] = part[i].params.dump(), order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        const Verdict &x = part[a], &y = part[b];
-        if (x.place != y.place) return judging::place_less(x.place, y.place);
-        return dumps[a] < dumps[b];
-      });
-      for (std::size_t i : order) out.push_back(std::move(part[i]));
+      if (!std::is_sorted(part.begin(), part.end(), less)) std::stable_sort(part.begin(), part.end(), less);
+      out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }
     return out;
   }
@@ -366,7 +353,7 @@ class CriterionJudge {
       v.reason = m.metric + " did not complete (" + *m.not_completed + ")";
       if (c.comparator == Comparator::ge || c.comparator == Comparator::le || c.comparator == Comparator::equals) {
         const Resolved b = r.resolve(c.value, m);
-        if (!b.unusable && b.number) v.bounds = {{"op", to_string(c.comparator)}, {"value", *b.number}};
+        if (!b.unusable && b.number) v.bounds = shared_bounds({{"op", to_string(c.comparator)}, {"value", *b.number}});
       }
       return v;
     }
@@ -387,7 +374,7 @@ class CriterionJudge {
     const std::string op = to_string(c.comparator);
     if (c.comparator == Comparator::equals && !m.value) {
       if (!b.text) return error(m.metric + " is text; quote the value in the criteria to compare it as text");
-      v.bounds = {{"op", op}, {"text", *b.text}};
+      v.bounds = shared_bounds({{"op", op}, {"text", *b.text}});
       const bool ok = *m.text == *b.text;
       v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
       v.reason = m.metric + " is " + value_text(m) + (ok ? ", equal to " : ", not ") + b.said;
@@ -395,7 +382,7 @@ class CriterionJudge {
     }
     if (!b.number) return error(m.metric + " is a number; the criterion compares it with text " + b.said);
     const double x = *m.value, bound = *b.number, tol = tolerance(x, bound);
-    v.bounds = {{"op", op}, {"value", bound}};
+    v.bounds = shared_bounds({{"op", op}, {"value", bound}});
     bool ok = false;
     switch (c.comparator) {
       case Comparator::ge:
@@ -433,7 +420,7 @@ class CriterionJudge {
     }
     v.reference = lo.reference ? lo.reference : hi.reference;
     const double x = *m.value;
-    v.bounds = {{"op", "between"}, {"low", *lo.number}, {"high", *hi.number}};
+    v.bounds = shared_bounds({{"op", "between"}, {"low", *lo.number}, {"high", *hi.number}});
     const bool low_ok = x >= *lo.number - tolerance(x, *lo.number);
     const bool high_ok = x <= *hi.number + tolerance(x, *hi.number);
     v.status = low_ok && high_ok ? VerdictStatus::pass : VerdictStatus::fail;
@@ -448,7 +435,7 @@ class CriterionJudge {
     const double med = *r.median(), x = *m.value;
     v.reference = med;
     const double low = med - std::fabs(med) * c.pct / 100, high = med + std::fabs(med) * c.pct / 100;
-    v.bounds = {{"op", "within_pct_of_median"}, {"pct", c.pct}, {"median", med}, {"low", low}, {"high", high}};
+    v.bounds = shared_bounds({{"op", "within_pct_of_median"}, {"pct", c.pct}, {"median", med}, {"low", low}, {"high", high}});
     const double off = med == 0 ? (x == 0 ? 0 : INFINITY) : std::fabs(x - med) / std::fabs(med) * 100;
     const bool ok = off <= c.pct + c.pct * kRelTolerance;
     v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
@@ -464,7 +451,14 @@ class CriterionJudge {
     return v;
   }
 
+  // Consecutive verdicts of a criterion mostly have the same bound: they share one object.
+  Params shared_bounds(nlohmann::json b) const {
+    if (!(last_bounds_ == b)) last_bounds_ = Params(std::move(b));
+    return last_bounds_;
+  }
+
   const Facts& facts_;
+  mutable Params last_bounds_;  // the last bound made, for shared_bounds
   const std::vector<Metric>& metrics_;
   const MetricCatalogue* catalogue_;
   std::map<std::string, std::vector<const Metric*>> by_name_;  // in metrics_' order

@@ -32,7 +32,9 @@ struct Verdict {
   std::optional<std::string> text;      // for text metrics
   std::optional<std::string> not_completed;  // the metric's measurement did not complete: why (value absent)
   std::string unit;
-  nlohmann::json bounds = nlohmann::json::object();  // {"op": ">=", "value": x} etc, resolved numbers
+  // {"op": ">=", "value": x} etc, resolved numbers; shared, as params are (probes/params.hpp): the
+  // verdicts of one criterion mostly have one bound (a median, a theory per GPU model).
+  Params bounds;
   std::optional<double> reference;      // the reference the bound was derived from (median, theory)
   std::optional<std::string> reference_text;
   std::string reason;                   // one line that explains the verdict

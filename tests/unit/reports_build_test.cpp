@@ -11,7 +11,7 @@ namespace {
 const PlacedMetric* find_row(const HostSection& s, const std::string& metric, const std::string& place,
                              double value) {
   for (const auto& r : s.rows)
-    if (r.metric->metric == metric && r.place == place && r.metric->value == value) return &r;
+    if (r.metric->metric == metric && r.place() == place && r.metric->value == value) return &r;
   return nullptr;
 }
 
@@ -32,17 +32,17 @@ TEST(ReportsBuild, RowsSayWhereTheySit) {
   Report r = build_report(j, g);
   const auto& node2 = r.hosts[0];
   std::map<std::string, std::string> where;
-  for (const auto& row : node2.rows) where[row.place] = row.where;
+  for (const auto& row : node2.rows) where[row.place()] = row.where();
   EXPECT_EQ(where["node2/numa:1"], "NUMA 1");
   EXPECT_EQ(where["node2/gpu:1"], "GPU 1 (NUMA 1, PCI 0000:4e:00.0)");
   EXPECT_EQ(where["node2/nic:mlx5_0"], "NIC mlx5_0 (NUMA 0)");
   EXPECT_EQ(where["node2"], "host");
   // host first, then NUMA, GPU, NIC
   ASSERT_EQ(node2.rows.size(), 4u);
-  EXPECT_EQ(node2.rows[0].place, "node2");
-  EXPECT_EQ(node2.rows[1].place, "node2/numa:1");
-  EXPECT_EQ(node2.rows[2].place, "node2/gpu:1");
-  EXPECT_EQ(node2.rows[3].place, "node2/nic:mlx5_0");
+  EXPECT_EQ(node2.rows[0].place(), "node2");
+  EXPECT_EQ(node2.rows[1].place(), "node2/numa:1");
+  EXPECT_EQ(node2.rows[2].place(), "node2/gpu:1");
+  EXPECT_EQ(node2.rows[3].place(), "node2/nic:mlx5_0");
 }
 
 TEST(ReportsBuild, PairAndClusterMetricsGoToTheClusterSection) {
@@ -50,11 +50,11 @@ TEST(ReportsBuild, PairAndClusterMetricsGoToTheClusterSection) {
   auto g = test::make_judgement();
   Report r = build_report(j, g);
   ASSERT_EQ(r.cluster.rows.size(), 2u);
-  EXPECT_EQ(r.cluster.rows[0].place, "cluster");
-  EXPECT_EQ(r.cluster.rows[1].place, "node2/gpu:0~node10/gpu:0");
-  EXPECT_EQ(r.cluster.rows[1].where, "node2 GPU 0 (NUMA 0, PCI 0000:1b:00.0) ↔ node10 GPU 0 (NUMA 0, PCI 0000:1b:00.0)");
+  EXPECT_EQ(r.cluster.rows[0].place(), "cluster");
+  EXPECT_EQ(r.cluster.rows[1].place(), "node2/gpu:0~node10/gpu:0");
+  EXPECT_EQ(r.cluster.rows[1].where(), "node2 GPU 0 (NUMA 0, PCI 0000:1b:00.0) ↔ node10 GPU 0 (NUMA 0, PCI 0000:1b:00.0)");
   for (const auto& s : r.hosts)
-    for (const auto& row : s.rows) EXPECT_EQ(row.place.find('~'), std::string::npos) << row.place;
+    for (const auto& row : s.rows) EXPECT_EQ(row.place().find('~'), std::string::npos) << row.place();
 }
 
 TEST(ReportsBuild, VerdictsAttachToTheRowTheyJudged) {
@@ -105,7 +105,7 @@ TEST(ReportsBuild, HostWithoutTopologyOrMetricsStillGetsASection) {
   ASSERT_EQ(r.hosts.size(), 3u);
   EXPECT_EQ(r.hosts[1].host, "node3");
   ASSERT_EQ(r.hosts[1].rows.size(), 1u);
-  EXPECT_EQ(r.hosts[1].rows[0].where, "GPU 0 (not in topology)");
+  EXPECT_EQ(r.hosts[1].rows[0].where(), "GPU 0 (not in topology)");
 }
 
 // The writers print values through base::format_quantity, the judge's rule (base/quantity.hpp).
