@@ -45,3 +45,7 @@ ga_integration_test(gpu.resume_fake_hosts resume_gpu.sh TIMEOUT 240 SERIAL
 # The fake NCCL on fake hosts: the ring's bytes on each interface, one rail and two.
 ga_integration_test(gpu.nccl_ring_bytes gpu_nccl_bytes.sh TIMEOUT 120 SERIAL
   ARGS $<TARGET_FILE:fake_nccl> $<TARGET_FILE:nccl_ring_bytes>)
+# 4 fake hosts x 2 ranks: the nccl sweep's every collective over TCP, checked, and six GPU
+# faults (GA_FAKE_GPU_FAULTS) each named at its GPU.
+ga_integration_test(gpu.cluster_fakes gpu_cluster_fakes.sh TIMEOUT 420 SERIAL
+  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)

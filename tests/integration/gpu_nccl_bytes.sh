@@ -37,9 +37,17 @@ for ((i = 0; i < n; i++)); do
   check "ga-h$((i + 1)) eth0 sent $expected + at most 1% ($b)" within "$b" "$expected"
 done
 
-log "2. two rails: half of it on each of eth0 and eth1"
+log "2. two rails: half of it on each of eth0 and eth1, and NCCL's INFO lines say so"
 "$GA_FAKEHOSTS" up "$n" --rails 2 9>&- || { echo "cannot re-create fake hosts" >&2; exit 1; }
+export NCCL_DEBUG=INFO NCCL_DEBUG_FILE="$GA_TMP/nccl.%h.%p.log"
 check "the all_reduce ran over 2 rails with the right data" ring two
+unset NCCL_DEBUG NCCL_DEBUG_FILE
+info=$(cat "$GA_TMP"/nccl.ga-h2.*.log 2>/dev/null)
+for want in "NET/Socket : Using \[0\]eth0:10.231.0.2<0> \[1\]eth1:10.231.1.2<0>" "Using network Socket" \
+            "Channel 00/0 : 1\[1\] -> 2\[2\] \[send\] via NET/Socket/0" "Channel 01/0 : 1\[1\] -> 2\[2\] \[send\] via NET/Socket/1" \
+            "comm 0x[0-9a-f]* rank 1 nranks 4 .* - Init COMPLETE"; do
+  check "ga-h2's NCCL log (NCCL_DEBUG_FILE with %h.%p) has: $want" grep -q "^ga-h2:[0-9]*:[0-9]* \[0\] NCCL INFO $want" <<<"$info"
+done
 for ((i = 0; i < n; i++)); do
   for dev in eth0 eth1; do
     b=$(sent "$GA_TMP/two.$i" "$dev")
