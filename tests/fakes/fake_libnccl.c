@@ -37,6 +37,7 @@
  * real NCCL does. Nothing is ever left in /dev/shm: there is no shared memory. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -291,7 +292,14 @@ static void* root_main(void* p) {
 }
 
 int ncclGetVersion(int* v) { *v = kVersion; return 0; }
+/* The root thread may outlive a dlclose of this library (a one-rank communicator never calls
+ * on it; a test process loads and unloads the fakes): the library stays mapped for good. */
+static void pin_library(void) {
+  Dl_info self;
+  if (dladdr((void*)pin_library, &self) && self.dli_fname) (void)dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
 int ncclGetUniqueId(ncclUniqueId* id) {
+  pin_library();
   struct rail rails[kMaxRails];
   const int nr = find_rails(rails);
   if (nr == 0) return set_error("no usable IPv4 interface for the bootstrap (NCCL_SOCKET_IFNAME=%s)", getenv("NCCL_SOCKET_IFNAME") ?: "");
