@@ -8,11 +8,17 @@
  *   DEV_FAIL    like OK, but device 1 fails cuDeviceGetName with CUDA_ERROR_INVALID_DEVICE (101)
  * All but INCOMPLETE also load PTX and launch kernels: fake_ptx.cpp interprets the PTX that
  * gpuaccept ships (probes/resume/resume_kernels.ptx), on the host, thread after thread.
+ * Each device declares 512 MiB (a small GPU, so that the probes' buffers, sized from the free
+ * memory, stay small in the host memory that stands in for it); allocations count against the
+ * device whose context is current and fail with CUDA_ERROR_OUT_OF_MEMORY past it.
+ * Faults (slow_hbm) are opt-in through GA_FAKE_GPU_FAULTS (fake_gpu_faults.h).
  * It measures nothing real: tests never assert a speed. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "fake_gpu_faults.h"
 
 typedef int CUresult;
 typedef uint64_t CUdeviceptr;
@@ -78,22 +84,77 @@ CUresult cuDeviceGetAttribute(int* v, int attr, int dev) {
     default: return 1;
   }
 }
-CUresult cuDeviceTotalMem_v2(size_t* b, int dev) { (void)dev; *b = (size_t)80 << 30; return 0; }
+static const size_t kMemory = (size_t)512 << 20;
+CUresult cuDeviceTotalMem_v2(size_t* b, int dev) { (void)dev; *b = kMemory; return 0; }
 CUresult cuDeviceCanAccessPeer(int* v, int a, int b) { *v = a != b; return 0; }
 static int g_ctx[2];
+static int g_current;            /* the device of the current context */
+static size_t g_allocated[2];    /* this process's allocations per device */
 CUresult cuDevicePrimaryCtxRetain(void** c, int dev) { *c = &g_ctx[dev]; return 0; }
 CUresult cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return 0; }
-CUresult cuCtxSetCurrent(void* c) { (void)c; return 0; }
+CUresult cuCtxSetCurrent(void* c) {
+  if (c) g_current = (int)((int*)c - g_ctx);
+  return 0;
+}
 CUresult cuCtxSynchronize(void) { return 0; }
 CUresult cuCtxEnablePeerAccess(void* c, unsigned f) { (void)c; (void)f; return 0; }
-CUresult cuMemGetInfo_v2(size_t* f, size_t* t) { *t = (size_t)80 << 30; *f = (size_t)79 << 30; return 0; }
+CUresult cuMemGetInfo_v2(size_t* f, size_t* t) { *t = kMemory; *f = kMemory - g_allocated[g_current]; return 0; }
+/* This process's device allocations, so that a pointer (also one inside a buffer) names its
+ * device and a free its size. */
+struct alloc { uintptr_t base; size_t bytes; int dev; };
+static struct alloc* g_allocs;
+static size_t g_nallocs, g_cap;
+static struct alloc* find_alloc(uintptr_t p) {
+  for (size_t i = 0; i < g_nallocs; ++i)
+    if (p >= g_allocs[i].base && p < g_allocs[i].base + g_allocs[i].bytes) return &g_allocs[i];
+  return NULL;
+}
+static int device_of(CUdeviceptr p) {
+  const struct alloc* a = find_alloc((uintptr_t)p);
+  return a ? a->dev : g_current;
+}
 CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t n) {
+  if (n == 0) return 1;
+  if (n > kMemory - g_allocated[g_current]) return 2;  /* CUDA_ERROR_OUT_OF_MEMORY */
+  if (g_nallocs == g_cap) {
+    size_t cap = g_cap ? 2 * g_cap : 64;
+    struct alloc* a = realloc(g_allocs, cap * sizeof *a);
+    if (!a) return 2;
+    g_allocs = a;
+    g_cap = cap;
+  }
   void* m = malloc(n);
   if (!m) return 2;
+  g_allocs[g_nallocs++] = (struct alloc){(uintptr_t)m, n, g_current};
+  g_allocated[g_current] += n;
   *p = (CUdeviceptr)(uintptr_t)m;
   return 0;
 }
-CUresult cuMemFree_v2(CUdeviceptr p) { free((void*)(uintptr_t)p); return 0; }
+CUresult cuMemFree_v2(CUdeviceptr p) {
+  struct alloc* a = find_alloc((uintptr_t)p);
+  if (!a || a->base != (uintptr_t)p) return p ? 1 : 0;
+  g_allocated[a->dev] -= a->bytes;
+  free((void*)a->base);
+  *a = g_allocs[--g_nallocs];
+  return 0;
+}
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+/* slow_hbm: work on that device that began at `start` takes 20x its time, and at least
+ * `bytes` at 200 MB/s (sleeping: a slow GPU does not load the host's CPUs). */
+void fake_cuda_hbm_work_done(int dev, double start, size_t bytes) {
+  if (!fake_gpu_has(dev, FAKE_SLOW_HBM)) return;
+  const double took = seconds() - start, floor = (double)bytes / 2e8;
+  double wait = 19 * took;
+  if (took + wait < floor) wait = floor - took;
+  struct timespec t = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+  nanosleep(&t, NULL);
+}
+double fake_cuda_now(void) { return seconds(); }
+int fake_cuda_current_device(void) { return g_current; }
 CUresult cuMemHostAlloc(void** p, size_t n, unsigned f) { (void)f; *p = malloc(n); return *p ? 0 : 2; }
 CUresult cuMemFreeHost(void* p) { free(p); return 0; }
 CUresult cuMemHostRegister_v2(void* p, size_t n, unsigned f) { (void)p; (void)n; (void)f; return 0; }
@@ -107,7 +168,9 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, void* st) 
 CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, void* st) { (void)st; memcpy(d, (void*)(uintptr_t)s, n); return 0; }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void* st) {
   (void)st;
+  const double start = seconds();
   memcpy((void*)(uintptr_t)d, (void*)(uintptr_t)s, n);
+  fake_cuda_hbm_work_done(device_of(s), start, 2 * n);  /* read and written */
   return 0;
 }
 CUresult cuMemcpyPeerAsync(CUdeviceptr d, void* dc, CUdeviceptr s, void* sc, size_t n, void* st) {

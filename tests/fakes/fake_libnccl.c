@@ -1,212 +1,656 @@
-/* A stand-in for libnccl.so.2, built only for tests.
+/* A stand-in for libnccl.so.2, built only for tests (tests/integration/gpu.cmake).
+ *
  * One rank: every collective is a copy (what NCCL computes for one rank) and send/recv to self
- * pair up at ncclGroupEnd. FAKE_NCCL_WRONG: all_reduce changes element 0 (a float gains 1), so
- * the data check must see it.
- * Several ranks (n > 1): the processes of one communicator meet in a POSIX shared memory
- * segment named by the unique id (processes in several network namespaces of one machine share
- * /dev/shm too), and ncclAllReduce of ncclUint64 or ncclFloat32 with ncclSum really reduces
- * across them: each rank copies its data into its slot, and after a barrier each adds all
- * slots up in rank order, so every rank ends with the same bits. The other collectives stay
- * one-rank only (ncclInvalidArgument with n > 1). As a real NCCL does without its peers,
- * ncclCommInitRank fails (ncclSystemError) when they have not all arrived within 20 s; a
- * collective fails so after 60 s, or at once when a peer died (its lock on the segment went)
- * or aborted its communicator. */
+ * pair up at ncclGroupEnd.
+ *
+ * Several ranks: the data moves over TCP between the processes, as NCCL's socket transport
+ * (NET/Socket) does, so fake hosts (network namespaces, tests/fakehosts/fakehosts.sh) exchange
+ * it over their own interfaces and a fault put on an interface (rate, delay, loss) slows it.
+ *   bootstrap  ncclGetUniqueId starts a root thread listening on this process's first
+ *              interface; the 128-byte id carries its IPv4 address and port and a random
+ *              commId. Each rank connects to it, says (rank, nranks, its per-rail listening
+ *              addresses) and gets everyone's back. Ranks that have not all arrived within
+ *              20 s fail ncclCommInitRank (ncclSystemError), as NCCL does without its peers.
+ *   rails      one per usable interface (IPv4, up, not loopback unless it is the only one;
+ *              NCCL_SOCKET_IFNAME filters by prefix, "^" excludes, "=" means exact), in name
+ *              order, the communicator using as many as its poorest rank has. Between every
+ *              two ranks there is one TCP connection per rail, bound to that rail's interface
+ *              (its address, and SO_BINDTODEVICE) at both ends; every transfer is split over
+ *              the rails in equal parts, so each interface carries its share. Ranks of one
+ *              namespace reach each other through their own addresses.
+ *   algorithms all_reduce is a ring: reduce-scatter then all-gather, n-1 steps each of 1/n of
+ *              the buffer, so each rank sends 2(n-1)/n x size; all_gather and reduce_scatter
+ *              are one of those phases ((n-1)/n x size); broadcast and reduce pipeline the
+ *              buffer along the ring from/to the root in 1 MiB slices; send/recv (and the
+ *              alltoall the probe builds from them) go straight to the peer, a group's
+ *              transfers progressing together at ncclGroupEnd.
+ *   failures   a peer that died or called ncclCommAbort closes its sockets: the collective
+ *              fails at once (ncclSystemError, ncclGetLastError names the peer); one that
+ *              never enters the collective fails it after 60 s without progress.
+ *   dtypes     every NCCL type is moved; sum, prod, max and min reduce the integer types,
+ *              float32 and float64 (ncclFloat16/ncclBfloat16 reductions: ncclInvalidArgument).
+ * FAKE_NCCL_WRONG: all_reduce changes element 0 of the result (a float gains 1, other types
+ * flip a bit), so the probe's data check must see it.
+ * NCCL_DEBUG=INFO writes NCCL-style INFO lines (the version, the bootstrap and NET/Socket
+ * interfaces, "Using network Socket", each rail's ring channel and its connections, Init
+ * COMPLETE) to stderr, or to NCCL_DEBUG_FILE with %h (hostname) and %p (pid) expanded, as
+ * real NCCL does. Nothing is ever left in /dev/shm: there is no shared memory. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 enum { kSuccess = 0, kSystemError = 2, kInvalidArgument = 4 };
-enum { kMaxRanks = 64, kSlotBytes = 1 << 20, kHeaderBytes = 4096 };
+enum { kMaxRanks = 1024, kMaxRails = 4, kSlice = 1 << 20, kVersion = 21903 };
+enum { kInitTimeoutS = 20, kProgressTimeoutS = 60 };
+static const char kMagic[8] = "GAFNCCL";
 
 typedef struct { char internal[128]; } ncclUniqueId;
 
-/* The segment's header; the n slots of kSlotBytes follow at kHeaderBytes. */
-struct shared {
-  int n;              /* set by the first rank to arrive; the others must agree */
-  int aborted;        /* a rank called ncclCommAbort */
-  uint64_t arrived;   /* bit r: rank r has arrived */
-  unsigned count;     /* barrier: ranks waiting in this generation */
-  unsigned generation;
+/* The id's layout (the rest is zero). */
+struct id_layout {
+  char magic[8];
+  uint64_t comm_id;
+  struct sockaddr_in root;
 };
+
+/* What each rank tells the root, and the root tells everyone. */
+struct rank_info {
+  int32_t rank, nranks, rails;
+  struct sockaddr_in addr[kMaxRails];
+  char ifname[kMaxRails][IF_NAMESIZE];
+};
+
+struct rail { char name[IF_NAMESIZE]; struct in_addr addr; };
+
 struct comm {
-  int rank, n, fd;
-  struct shared* h;   /* NULL for the one-rank communicator */
-  char* slots;
+  int rank, n, rails;
+  uint64_t comm_id;
+  int* fd;                 /* fd[peer * rails + r]; -1 for self */
+  struct rank_info* info;  /* everyone's */
+  char last_error[256];
 };
-static struct comm g_one = {0, 1, -1, NULL, NULL};
+static struct comm g_one = {0, 1, 1, 0, NULL, NULL, ""};
 
-static const void* g_send;
-static size_t g_send_n;
-static void* g_recv;
-static size_t g_recv_n;
-static int g_group;
+static __thread char g_last_error[256];
 
-static size_t type_size(int t) { /* ncclInt8 .. ncclBfloat16 */
-  static const size_t kSize[10] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
-  return t >= 0 && t < 10 ? kSize[t] : 0;
+/* ---------------------------------------------------------------- logging */
+static FILE* g_log;
+static int g_log_level = -1;  /* -1 unknown, 0 off, 1 INFO */
+static pthread_mutex_t g_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void log_open(void) {
+  if (g_log_level >= 0) return;
+  const char* d = getenv("NCCL_DEBUG");
+  g_log_level = d && (!strcasecmp(d, "INFO") || !strcasecmp(d, "TRACE")) ? 1 : 0;
+  if (!g_log_level) return;
+  g_log = stderr;
+  const char* f = getenv("NCCL_DEBUG_FILE");
+  if (!f || !*f) return;
+  char path[4096], host[256] = "";
+  gethostname(host, sizeof host - 1);
+  size_t o = 0;
+  for (const char* p = f; *p && o + 300 < sizeof path; ++p) {
+    if (p[0] == '%' && p[1] == 'h') o += (size_t)snprintf(path + o, sizeof path - o, "%s", host), ++p;
+    else if (p[0] == '%' && p[1] == 'p') o += (size_t)snprintf(path + o, sizeof path - o, "%ld", (long)getpid()), ++p;
+    else path[o++] = *p;
+  }
+  path[o] = 0;
+  FILE* out = fopen(path, "a");
+  if (out) { setvbuf(out, NULL, _IOLBF, 0); g_log = out; }
 }
+/* "host:pid:tid [dev] NCCL INFO ...", NCCL's own prefix. */
+static void info(const char* fmt, ...) {
+  pthread_mutex_lock(&g_log_lock);
+  log_open();
+  if (g_log_level > 0) {
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    char* dot = strchr(host, '.');
+    if (dot) *dot = 0;
+    fprintf(g_log, "%s:%ld:%ld [0] NCCL INFO ", host, (long)getpid(), (long)syscall(SYS_gettid));
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(g_log, fmt, ap);
+    va_end(ap);
+    fputc('\n', g_log);
+    fflush(g_log);
+  }
+  pthread_mutex_unlock(&g_log_lock);
+}
+static int set_error(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g_last_error, sizeof g_last_error, fmt, ap);
+  va_end(ap);
+  pthread_mutex_lock(&g_log_lock);
+  log_open();
+  if (g_log_level > 0) fprintf(g_log, "fake-nccl WARN %s\n", g_last_error);
+  pthread_mutex_unlock(&g_log_lock);
+  return kSystemError;
+}
+
+/* ---------------------------------------------------------------- interfaces */
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
-/* Whether a process holds rank r's lock (byte r of the segment, taken at init). */
-static int alive(const struct comm* c, int r) {
-  struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = r, .l_len = 1};
-  return fcntl(c->fd, F_OFD_GETLK, &l) != 0 || l.l_type != F_UNLCK;
+/* NCCL_SOCKET_IFNAME: "eth,ib" prefixes, "^docker" exclusions, "=eth0" exact names. */
+static int if_wanted(const char* name) {
+  const char* spec = getenv("NCCL_SOCKET_IFNAME");
+  if (!spec || !*spec) return strncmp(name, "docker", 6) != 0;
+  int exclude = spec[0] == '^';
+  if (exclude) ++spec;
+  int exact = spec[0] == '=';
+  if (exact) ++spec;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", spec);
+  int hit = 0;
+  for (char* save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+    if (exact ? !strcmp(name, t) : !strncmp(name, t, strlen(t))) hit = 1;
+  return exclude ? !hit : hit;
 }
-/* Whether a rank of mask (other than this one) is gone: died or aborted. */
-static int peer_gone(const struct comm* c, uint64_t mask) {
-  if (__atomic_load_n(&c->h->aborted, __ATOMIC_SEQ_CST)) return 1;
-  for (int r = 0; r < c->n; ++r)
-    if (r != c->rank && (mask >> r & 1) && !alive(c, r)) return 1;
+static int rail_cmp(const void* a, const void* b) { return strcmp(((const struct rail*)a)->name, ((const struct rail*)b)->name); }
+/* The rails of this process: wanted IPv4 interfaces that are up, loopback only if nothing else. */
+static int find_rails(struct rail* out) {
+  struct ifaddrs* all = NULL;
+  if (getifaddrs(&all) != 0) return 0;
+  int n = 0, lo = -1;
+  struct rail lo_rail;
+  for (struct ifaddrs* i = all; i; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) || !if_wanted(i->ifa_name)) continue;
+    struct rail r;
+    snprintf(r.name, sizeof r.name, "%s", i->ifa_name);
+    r.addr = ((struct sockaddr_in*)i->ifa_addr)->sin_addr;
+    if (i->ifa_flags & IFF_LOOPBACK) { lo = 1; lo_rail = r; continue; }
+    int dup = 0;
+    for (int k = 0; k < n; ++k) dup |= !strcmp(out[k].name, r.name);
+    if (!dup && n < kMaxRails) out[n++] = r;
+  }
+  freeifaddrs(all);
+  qsort(out, (size_t)n, sizeof *out, rail_cmp);
+  if (n == 0 && lo > 0) out[n++] = lo_rail;
+  return n;
+}
+static void rail_text(const struct rail* r, int n, char* out, size_t cap) {
+  size_t o = 0;
+  out[0] = 0;
+  for (int i = 0; i < n && o < cap; ++i)
+    o += (size_t)snprintf(out + o, cap - o, "%s[%d]%s:%s<0>", i ? " " : "", i, r[i].name, inet_ntoa(r[i].addr));
+}
+
+/* ---------------------------------------------------------------- sockets */
+static int set_timeout(int fd, double secs) {
+  struct timeval tv = {(time_t)secs, (suseconds_t)((secs - (double)(time_t)secs) * 1e6)};
+  return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) | setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+/* A TCP socket bound to (addr, port 0) and, when it has one, its interface. */
+static int bound_socket(const struct rail* r) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  /* Best effort (it needs CAP_NET_RAW): the bound address already picks the interface. */
+  if (r && strcmp(r->name, "lo")) (void)setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, r->name, (socklen_t)strlen(r->name));
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+  if (r) a.sin_addr = r->addr;
+  if (bind(fd, (struct sockaddr*)&a, sizeof a) != 0) { close(fd); return -1; }
+  return fd;
+}
+static int send_all(int fd, const void* p, size_t n) {
+  for (size_t d = 0; d < n;) {
+    ssize_t k = send(fd, (const char*)p + d, n - d, MSG_NOSIGNAL);
+    if (k <= 0) { if (k < 0 && errno == EINTR) continue; return -1; }
+    d += (size_t)k;
+  }
   return 0;
 }
-/* Waits until done(c) holds; ncclSystemError after timeout seconds or when a peer is gone. */
-static int wait_for(const struct comm* c, int (*done)(const struct comm*, unsigned), unsigned arg, double timeout) {
+static int recv_all(int fd, void* p, size_t n) {
+  for (size_t d = 0; d < n;) {
+    ssize_t k = recv(fd, (char*)p + d, n - d, 0);
+    if (k <= 0) { if (k < 0 && errno == EINTR) continue; return -1; }
+    d += (size_t)k;
+  }
+  return 0;
+}
+static int connect_to(const struct rail* from, const struct sockaddr_in* to, double timeout) {
   const double start = now();
-  for (unsigned spins = 0; !done(c, arg); ++spins) {
-    if (spins < 1000) { sched_yield(); continue; }
-    struct timespec pause = {0, 200000};
-    nanosleep(&pause, NULL);
-    if (spins % 64) continue;
-    /* A peer that finished leaves only after done() became true: look again before failing. */
-    int gone = peer_gone(c, __atomic_load_n(&c->h->arrived, __ATOMIC_SEQ_CST));
-    if ((gone || now() - start > timeout) && !done(c, arg)) return kSystemError;
+  for (;;) {
+    int fd = bound_socket(from);
+    if (fd < 0) return -1;
+    set_timeout(fd, timeout);
+    if (connect(fd, (const struct sockaddr*)to, sizeof *to) == 0) return fd;
+    close(fd);
+    if (now() - start > timeout) return -1;
+    usleep(50000);
   }
-  return kSuccess;
 }
-static int all_arrived(const struct comm* c, unsigned unused) {
-  (void)unused;
-  uint64_t all = c->n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << c->n) - 1;
-  return __atomic_load_n(&c->h->arrived, __ATOMIC_SEQ_CST) == all;
-}
-static int generation_moved(const struct comm* c, unsigned generation) {
-  return __atomic_load_n(&c->h->generation, __ATOMIC_SEQ_CST) != generation;
-}
-/* A generation-counting barrier: the last rank to arrive starts the next generation. */
-static int barrier(const struct comm* c) {
-  struct shared* h = c->h;
-  unsigned generation = __atomic_load_n(&h->generation, __ATOMIC_SEQ_CST);
-  if (__atomic_add_fetch(&h->count, 1, __ATOMIC_SEQ_CST) == (unsigned)c->n) {
-    __atomic_store_n(&h->count, 0, __ATOMIC_SEQ_CST);
-    __atomic_add_fetch(&h->generation, 1, __ATOMIC_SEQ_CST);
-    return kSuccess;
+
+/* ---------------------------------------------------------------- bootstrap root */
+struct root_arg { int listen_fd; uint64_t comm_id; };
+
+/* Collects every rank's rank_info and sends the whole table back to each. */
+static void* root_main(void* p) {
+  struct root_arg a = *(struct root_arg*)p;
+  free(p);
+  int n = 0, got = 0;
+  int* fds = NULL;
+  struct rank_info* table = NULL;
+  const double start = now();
+  while (n == 0 || got < n) {
+    struct pollfd pf = {a.listen_fd, POLLIN, 0};
+    double left = kInitTimeoutS + 5 - (now() - start);
+    if (left <= 0 || poll(&pf, 1, (int)(left * 1000)) <= 0) break;
+    int fd = accept4(a.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    set_timeout(fd, 5);
+    uint64_t id = 0;
+    struct rank_info ri;
+    if (recv_all(fd, &id, sizeof id) || recv_all(fd, &ri, sizeof ri) || id != a.comm_id || ri.nranks < 1 ||
+        ri.nranks > kMaxRanks || (n && ri.nranks != n) || ri.rank < 0 || ri.rank >= ri.nranks ||
+        (table && table[ri.rank].nranks)) {
+      close(fd);  /* a stranger, a disagreeing nranks or a rank taken twice */
+      continue;
+    }
+    if (!n) {
+      n = ri.nranks;
+      fds = calloc((size_t)n, sizeof *fds);
+      table = calloc((size_t)n, sizeof *table);
+      if (!fds || !table) break;
+    }
+    table[ri.rank] = ri;
+    fds[ri.rank] = fd;
+    ++got;
   }
-  return wait_for(c, generation_moved, generation, 60);
+  if (n && got == n)
+    for (int r = 0; r < n; ++r) send_all(fds[r], table, (size_t)n * sizeof *table);
+  for (int r = 0; fds && r < n; ++r)
+    if (fds[r] > 0) close(fds[r]);
+  free(fds);
+  free(table);
+  close(a.listen_fd);
+  return NULL;
+}
+
+int ncclGetVersion(int* v) { *v = kVersion; return 0; }
+/* The root thread may outlive a dlclose of this library (a one-rank communicator never calls
+ * on it; a test process loads and unloads the fakes): the library stays mapped for good. */
+static void pin_library(void) {
+  Dl_info self;
+  if (dladdr((void*)pin_library, &self) && self.dli_fname) (void)dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+int ncclGetUniqueId(ncclUniqueId* id) {
+  pin_library();
+  struct rail rails[kMaxRails];
+  const int nr = find_rails(rails);
+  if (nr == 0) return set_error("no usable IPv4 interface for the bootstrap (NCCL_SOCKET_IFNAME=%s)", getenv("NCCL_SOCKET_IFNAME") ?: "");
+  int fd = bound_socket(&rails[0]);
+  struct sockaddr_in a;
+  socklen_t len = sizeof a;
+  if (fd < 0 || listen(fd, 1024) != 0 || getsockname(fd, (struct sockaddr*)&a, &len) != 0) {
+    if (fd >= 0) close(fd);
+    return set_error("bootstrap listen on %s: %s", rails[0].name, strerror(errno));
+  }
+  struct id_layout l;
+  memset(&l, 0, sizeof l);
+  memcpy(l.magic, kMagic, sizeof l.magic);
+  FILE* ur = fopen("/dev/urandom", "rb");
+  if (!ur || fread(&l.comm_id, sizeof l.comm_id, 1, ur) != 1) l.comm_id = (uint64_t)getpid() << 32 ^ (uint64_t)(now() * 1e9);
+  if (ur) fclose(ur);
+  l.root = a;
+  struct root_arg* arg = malloc(sizeof *arg);
+  pthread_t t;
+  if (!arg) { close(fd); return kSystemError; }
+  arg->listen_fd = fd;
+  arg->comm_id = l.comm_id;
+  if (pthread_create(&t, NULL, root_main, arg) != 0) { free(arg); close(fd); return kSystemError; }
+  pthread_detach(t);
+  memset(id, 0, sizeof *id);
+  memcpy(id->internal, &l, sizeof l);
+  char r[128];
+  rail_text(rails, 1, r, sizeof r);
+  info("Bootstrap : Using %s", r + 3);  /* without the "[0]" */
+  return 0;
 }
 
 static void release(struct comm* c) {
-  if (c == &g_one || !c) return;
-  if (c->h) munmap(c->h, kHeaderBytes + (size_t)c->n * kSlotBytes);
-  if (c->fd >= 0) close(c->fd);
+  if (!c || c == &g_one) return;
+  for (int i = 0; c->fd && i < c->n * c->rails; ++i)
+    if (c->fd[i] >= 0) close(c->fd[i]);
+  free(c->fd);
+  free(c->info);
   free(c);
 }
 
-int ncclGetVersion(int* v) { *v = 21903; return 0; }
-int ncclGetUniqueId(ncclUniqueId* id) {
-  static unsigned counter;
-  struct timespec t;
-  clock_gettime(CLOCK_REALTIME, &t);
-  memset(id, 0, sizeof *id);
-  snprintf(id->internal, sizeof id->internal, "/ga-fake-nccl-%ld-%u-%lld%09ld", (long)getpid(),
-           __atomic_add_fetch(&counter, 1, __ATOMIC_SEQ_CST), (long long)t.tv_sec, t.tv_nsec);
-  return 0;
+static const char* peer_text(const struct comm* c, int peer) {
+  static __thread char buf[96];
+  snprintf(buf, sizeof buf, "rank %d (%s:%d)", peer, inet_ntoa(c->info[peer].addr[0].sin_addr), ntohs(c->info[peer].addr[0].sin_port));
+  return buf;
 }
+
 int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
   if (n == 1 && r == 0) { *out = &g_one; return kSuccess; }
-  if (n < 1 || n > kMaxRanks || r < 0 || r >= n || id.internal[0] != '/' || !memchr(id.internal, 0, sizeof id.internal))
-    return kInvalidArgument;
+  struct id_layout l;
+  memcpy(&l, id.internal, sizeof l);
+  if (n < 1 || n > kMaxRanks || r < 0 || r >= n || memcmp(l.magic, kMagic, sizeof l.magic)) return kInvalidArgument;
+  struct rail rails[kMaxRails];
+  const int nr = find_rails(rails);
+  if (nr == 0) return set_error("no usable IPv4 interface (NCCL_SOCKET_IFNAME=%s)", getenv("NCCL_SOCKET_IFNAME") ?: "");
   struct comm* c = calloc(1, sizeof *c);
   if (!c) return kSystemError;
   c->rank = r;
   c->n = n;
-  const size_t size = kHeaderBytes + (size_t)n * kSlotBytes;
-  struct stat st;
-  c->fd = shm_open(id.internal, O_RDWR | O_CREAT, 0600);
-  /* Grow, never shrink: a rank that disagrees on n must not cut the segment under the others. */
-  if (c->fd < 0 || fstat(c->fd, &st) != 0 || ((size_t)st.st_size < size && ftruncate(c->fd, (off_t)size) != 0)) {
-    release(c);
-    return kSystemError;
+  c->comm_id = l.comm_id;
+  int listen_fd[kMaxRails];
+  struct rank_info me;
+  memset(&me, 0, sizeof me);
+  me.rank = r; me.nranks = n; me.rails = nr;
+  for (int k = 0; k < nr; ++k) {
+    listen_fd[k] = bound_socket(&rails[k]);
+    socklen_t len = sizeof me.addr[k];
+    if (listen_fd[k] < 0 || listen(listen_fd[k], 1024) != 0 || getsockname(listen_fd[k], (struct sockaddr*)&me.addr[k], &len)) {
+      for (int j = 0; j <= k; ++j) if (listen_fd[j] >= 0) close(listen_fd[j]);
+      release(c);
+      return set_error("listen on %s: %s", rails[k].name, strerror(errno));
+    }
+    memcpy(me.ifname[k], rails[k].name, IF_NAMESIZE);
   }
-  void* m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
-  struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = r, .l_len = 1};
-  if (m == MAP_FAILED || fcntl(c->fd, F_OFD_SETLK, &lock) != 0) { /* the lock held: rank r is taken */
-    if (m != MAP_FAILED) munmap(m, size);
-    release(c);
-    return m == MAP_FAILED ? kSystemError : kInvalidArgument;
+  char rt[512];
+  rail_text(rails, nr, rt, sizeof rt);
+  if (r == 0) info("NCCL version %d.%d.%d+cuda12.4", kVersion / 10000, kVersion / 100 % 100, kVersion % 100);
+  info("NET/Socket : Using %s", rt);
+  info("Using network Socket");
+  for (int k = 0; k < nr; ++k) info("NET/Socket : GPU Direct RDMA Disabled for HCA %d '%s'", k, rails[k].name);
+
+  /* The bootstrap: everyone's addresses, or a timeout when some rank never comes. */
+  const double start = now();
+  int e = kSuccess;
+  int root = connect_to(&rails[0], &l.root, kInitTimeoutS);
+  c->info = calloc((size_t)n, sizeof *c->info);
+  if (root < 0) e = set_error("bootstrap root %s:%d unreachable: %s", inet_ntoa(l.root.sin_addr), ntohs(l.root.sin_port), strerror(errno));
+  else if (!c->info) e = kSystemError;
+  else {
+    set_timeout(root, kInitTimeoutS - (now() - start) + 0.1);
+    if (send_all(root, &l.comm_id, sizeof l.comm_id) || send_all(root, &me, sizeof me) ||
+        recv_all(root, c->info, (size_t)n * sizeof *c->info))
+      e = set_error("bootstrap: not all %d ranks arrived within %d s (rank %d waited)", n, kInitTimeoutS, r);
   }
-  c->h = m;
-  c->slots = (char*)m + kHeaderBytes;
-  int expected = 0;
-  if (!__atomic_compare_exchange_n(&c->h->n, &expected, n, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) && expected != n) {
-    release(c);
-    return kInvalidArgument;
+  if (root >= 0) close(root);
+  c->rails = nr;
+  for (int p = 0; e == kSuccess && p < n; ++p) {
+    if (c->info[p].rank != p || c->info[p].nranks != n) e = set_error("bootstrap: inconsistent table at rank %d", p);
+    else if (c->info[p].rails < c->rails) c->rails = c->info[p].rails;
   }
-  __atomic_or_fetch(&c->h->arrived, (uint64_t)1 << r, __ATOMIC_SEQ_CST);
-  int e = wait_for(c, all_arrived, 0, 20);
-  /* Everyone has it mapped now (or init failed): the name is no longer needed. */
-  if (e != kSuccess || r == 0) shm_unlink(id.internal);
+  /* One connection per peer and rail: the lower rank connects, the higher accepts. */
+  const int R = c->rails;
+  if (e == kSuccess) {
+    c->fd = malloc((size_t)n * (size_t)R * sizeof *c->fd);
+    if (!c->fd) e = kSystemError;
+    for (int i = 0; c->fd && i < n * R; ++i) c->fd[i] = -1;
+  }
+  for (int p = r + 1; e == kSuccess && p < n; ++p)
+    for (int k = 0; k < R && e == kSuccess; ++k) {
+      int fd = connect_to(&rails[k], &c->info[p].addr[k], kInitTimeoutS);
+      int32_t hello[3] = {r, k, 0};
+      if (fd < 0 || send_all(fd, &c->comm_id, sizeof c->comm_id) || send_all(fd, hello, sizeof hello)) {
+        if (fd >= 0) close(fd);
+        e = set_error("connect to %s on %s: %s", peer_text(c, p), rails[k].name, strerror(errno));
+        break;
+      }
+      c->fd[p * R + k] = fd;
+    }
+  for (int want = r * R; e == kSuccess && want > 0;) {
+    struct pollfd pf[kMaxRails];
+    for (int j = 0; j < R; ++j) pf[j] = (struct pollfd){listen_fd[j], POLLIN, 0};
+    const double left = kInitTimeoutS - (now() - start);
+    if (left <= 0 || poll(pf, (nfds_t)R, (int)(left * 1000) + 1) <= 0) {
+      e = set_error("rank %d: %d connection(s) from lower ranks missing after %d s", r, want, kInitTimeoutS);
+      break;
+    }
+    for (int j = 0; j < R && want > 0; ++j) {
+      if (!(pf[j].revents & POLLIN)) continue;
+      int fd = accept4(listen_fd[j], NULL, NULL, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      uint64_t cid = 0;
+      int32_t hello[3];
+      set_timeout(fd, 5);
+      if (recv_all(fd, &cid, sizeof cid) || recv_all(fd, hello, sizeof hello) || cid != c->comm_id || hello[0] < 0 ||
+          hello[0] >= r || hello[1] != j || c->fd[hello[0] * R + j] >= 0) {
+        close(fd);  /* a stranger (another communicator's, a port scan): wait for the real one */
+        continue;
+      }
+      c->fd[hello[0] * R + j] = fd;
+      --want;
+    }
+  }
+  for (int k = 0; k < nr; ++k) close(listen_fd[k]);
   if (e != kSuccess) { release(c); return e; }
+  for (int i = 0; i < n * R; ++i) {
+    if (c->fd[i] < 0) continue;
+    set_timeout(c->fd[i], 0);
+    fcntl(c->fd[i], F_SETFL, fcntl(c->fd[i], F_GETFL) | O_NONBLOCK);
+  }
+  /* What NCCL says about its rings: the order, then this rank's links on each channel. */
+  char order[4096];
+  size_t o = 0;
+  for (int p = 0; p < n && o + 8 < sizeof order; ++p) o += (size_t)snprintf(order + o, sizeof order - o, " %3d", p);
+  const int next = (r + 1) % n, prev = (r + n - 1) % n;
+  for (int k = 0; k < R; ++k) info("Channel %02d/%02d : %s", k, R, order);
+  for (int k = 0; k < R; ++k) {
+    info("Channel %02d/0 : %d[%d] -> %d[%d] [send] via NET/Socket/%d", k, r, r, next, next, k);
+    info("Channel %02d/0 : %d[%d] -> %d[%d] [receive] via NET/Socket/%d", k, prev, prev, r, r, k);
+  }
+  info("Connected all rings");
+  info("%d coll channels, 0 nvls channels, %d p2p channels, %d p2p channels per peer", R, R, R);
+  info("comm %p rank %d nranks %d cudaDev 0 busId 0 commId 0x%llx - Init COMPLETE", (void*)c, r, n,
+       (unsigned long long)c->comm_id);
   *out = c;
   return kSuccess;
 }
 int ncclCommDestroy(void* c) { release(c); return 0; }
-int ncclCommAbort(void* c) {
-  struct comm* k = c;
-  if (k && k->h) __atomic_store_n(&k->h->aborted, 1, __ATOMIC_SEQ_CST);
-  release(k);
-  return 0;
-}
+/* Closing the sockets is what the peers see: their collectives fail at once. */
+int ncclCommAbort(void* c) { release(c); return 0; }
 int ncclCommGetAsyncError(void* c, int* e) { (void)c; *e = 0; return 0; }
 const char* ncclGetErrorString(int r) {
   return r == kSystemError ? "unhandled system error" : r == kInvalidArgument ? "invalid argument" : "fake error";
 }
-static int many(const void* c) { return c && ((const struct comm*)c)->n > 1; }
-static void copy(const void* s, void* r, size_t bytes) {
-  if (s != r) memmove(r, s, bytes);
+const char* ncclGetLastError(void* c) { (void)c; return g_last_error; }
+
+/* ---------------------------------------------------------------- the transfer engine */
+struct xfer {
+  int fd, send;          /* fd -1: to or from self (paired by memcpy) */
+  char* buf;
+  size_t len, done;
+  int peer;
+};
+struct plan { struct xfer* x; int n, cap; };
+
+static int plan_add(struct plan* p, int fd, int send, const void* buf, size_t len, int peer) {
+  if (p->n == p->cap) {
+    int cap = p->cap ? p->cap * 2 : 16;
+    struct xfer* x = realloc(p->x, (size_t)cap * sizeof *x);
+    if (!x) return -1;
+    p->x = x; p->cap = cap;
+  }
+  p->x[p->n++] = (struct xfer){fd, send, (char*)buf, len, 0, peer};
+  return 0;
 }
-/* Sums the n slots' first count elements of type t into r, in rank order. */
-static void sum_slots(const struct comm* c, char* r, size_t count, int t) {
-  for (size_t i = 0; i < count; ++i) {
-    if (t == 5) {
-      uint64_t a = 0, x;
-      for (int k = 0; k < c->n; ++k) memcpy(&x, c->slots + (size_t)k * kSlotBytes + i * 8, 8), a += x;
-      memcpy(r + i * 8, &a, 8);
-    } else {
-      float a = 0, x;
-      for (int k = 0; k < c->n; ++k) memcpy(&x, c->slots + (size_t)k * kSlotBytes + i * 4, 4), a += x;
-      memcpy(r + i * 4, &a, 4);
+/* A transfer of len bytes to or from peer, split over the rails in equal parts. */
+static int plan_peer(struct plan* p, const struct comm* c, int peer, int send, const void* buf, size_t len) {
+  if (peer == c->rank) return plan_add(p, -1, send, buf, len, peer);
+  const size_t part = (len + (size_t)c->rails - 1) / (size_t)c->rails;
+  for (int k = 0; k < c->rails; ++k) {
+    size_t off = (size_t)k * part, n = off >= len ? 0 : (len - off < part ? len - off : part);
+    if (n && plan_add(p, c->fd[peer * c->rails + k], send, (const char*)buf + off, n, peer)) return -1;
+  }
+  return 0;
+}
+/* Moves every transfer of the plan; those on one socket and direction go in plan order. */
+static int plan_run(struct plan* p, const struct comm* c) {
+  int e = kSuccess;
+  /* Self transfers pair in order: the k-th send to self fills the k-th receive from self. */
+  for (int i = 0, j = 0; i < p->n; ++i) {
+    if (p->x[i].fd >= 0 || !p->x[i].send) continue;
+    while (j < p->n && (p->x[j].fd >= 0 || p->x[j].send)) ++j;
+    if (j == p->n) break;
+    size_t n = p->x[i].len < p->x[j].len ? p->x[i].len : p->x[j].len;
+    if (p->x[i].buf != p->x[j].buf) memmove(p->x[j].buf, p->x[i].buf, n);
+    p->x[i].done = p->x[i].len;
+    p->x[j].done = p->x[j].len;
+    ++j;
+  }
+  struct pollfd* pf = malloc((size_t)(p->n ? p->n : 1) * sizeof *pf);
+  int* which = malloc((size_t)(p->n ? p->n : 1) * sizeof *which);
+  if (!pf || !which) { free(pf); free(which); return kSystemError; }
+  double last = now();
+  for (;;) {
+    int k = 0;
+    for (int i = 0; i < p->n; ++i) {
+      struct xfer* x = &p->x[i];
+      if (x->fd < 0 || x->done == x->len) continue;
+      int blocked = 0;  /* an earlier unfinished transfer on the same socket and direction */
+      for (int j = 0; j < i && !blocked; ++j)
+        blocked = p->x[j].fd == x->fd && p->x[j].send == x->send && p->x[j].done < p->x[j].len;
+      if (blocked) continue;
+      pf[k] = (struct pollfd){x->fd, (short)(x->send ? POLLOUT : POLLIN), 0};
+      which[k++] = i;
+    }
+    if (k == 0) break;
+    int ready = poll(pf, (nfds_t)k, 1000);
+    if (ready < 0 && errno != EINTR) { e = set_error("poll: %s", strerror(errno)); break; }
+    int moved = 0;
+    for (int i = 0; i < k && e == kSuccess; ++i) {
+      struct xfer* x = &p->x[which[i]];
+      if (!pf[i].revents) continue;
+      ssize_t m = x->send ? send(x->fd, x->buf + x->done, x->len - x->done, MSG_NOSIGNAL)
+                          : recv(x->fd, x->buf + x->done, x->len - x->done, 0);
+      if (m > 0) { x->done += (size_t)m; moved = 1; continue; }
+      if (m < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+      e = set_error("%s %s: %s", x->send ? "send to" : "receive from", peer_text(c, x->peer),
+                    m == 0 ? "connection closed by the peer (it died or aborted)" : strerror(errno));
+    }
+    if (e != kSuccess) break;
+    if (moved) last = now();
+    else if (now() - last > kProgressTimeoutS) {
+      e = set_error("no progress for %d s: a peer did not enter the collective", kProgressTimeoutS);
+      break;
     }
   }
+  free(pf);
+  free(which);
+  p->n = 0;
+  return e;
 }
-static int all_reduce_many(const char* s, char* r, size_t n, int t, int op, const struct comm* c) {
-  if ((t != 5 && t != 7) || op != 0) return kInvalidArgument;
-  const size_t size = type_size(t), per_round = kSlotBytes / size;
-  for (size_t done = 0; done < n; done += per_round) {  /* slot-sized rounds */
-    size_t count = n - done < per_round ? n - done : per_round;
-    memcpy(c->slots + (size_t)c->rank * kSlotBytes, s + done * size, count * size);
-    int e = barrier(c);
-    if (e == kSuccess) sum_slots(c, r + done * size, count, t);
-    if (e == kSuccess) e = barrier(c);  /* nobody refills a slot that a peer still reads */
-    if (e != kSuccess) return e;
+
+/* ---------------------------------------------------------------- arithmetic */
+static size_t type_size(int t) { /* ncclInt8 .. ncclBfloat16 */
+  static const size_t kSize[10] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
+  return t >= 0 && t < 10 ? kSize[t] : 0;
+}
+static int reducible(int t, int op) { return type_size(t) && t != 6 && t != 9 && op >= 0 && op <= 3; }
+#define REDUCE_AS(T)                                                                  \
+  do {                                                                                \
+    T* d = (T*)dst;                                                                   \
+    const T* s = (const T*)src;                                                       \
+    for (size_t i = 0; i < n; ++i)                                                    \
+      d[i] = op == 0 ? (T)(d[i] + s[i]) : op == 1 ? (T)(d[i] * s[i])                  \
+           : op == 2 ? (d[i] > s[i] ? d[i] : s[i]) : (d[i] < s[i] ? d[i] : s[i]);     \
+  } while (0)
+/* dst[i] = dst[i] op src[i] over n elements of type t. */
+static void reduce_into(void* dst, const void* src, size_t n, int t, int op) {
+  switch (t) {
+    case 0: REDUCE_AS(int8_t); break;
+    case 1: REDUCE_AS(uint8_t); break;
+    case 2: REDUCE_AS(int32_t); break;
+    case 3: REDUCE_AS(uint32_t); break;
+    case 4: REDUCE_AS(int64_t); break;
+    case 5: REDUCE_AS(uint64_t); break;
+    case 7: REDUCE_AS(float); break;
+    case 8: REDUCE_AS(double); break;
   }
-  return kSuccess;
 }
+
+/* ---------------------------------------------------------------- collectives */
+static int many(const void* c) { return c && ((const struct comm*)c)->n > 1; }
+static void copy(const void* s, void* r, size_t bytes) {
+  if (s != r && bytes) memmove(r, s, bytes);
+}
+/* Block b of n blocks over count elements: [lo, hi). */
+static void block(size_t count, int n, int b, size_t* lo, size_t* hi) {
+  *lo = count * (size_t)b / (size_t)n;
+  *hi = count * (size_t)(b + 1) / (size_t)n;
+}
+static int mod(int a, int n) { return ((a % n) + n) % n; }
+
+/* The ring reduce-scatter over buf (count elements in n blocks): at step s rank i sends block
+ * i-s+shift to the next rank and adds block i-s-1+shift from the previous one, so after n-1
+ * steps it holds block i+1+shift fully reduced. */
+static int ring_reduce_scatter(char* buf, size_t count, int t, int op, const struct comm* c, int shift) {
+  const size_t es = type_size(t);
+  const int n = c->n, me = c->rank, next = (me + 1) % n, prev = (me + n - 1) % n;
+  size_t most = 0;
+  for (int b = 0; b < n; ++b) { size_t lo, hi; block(count, n, b, &lo, &hi); if (hi - lo > most) most = hi - lo; }
+  char* tmp = malloc(most * es + 1);
+  struct plan p = {0};
+  int e = tmp ? kSuccess : kSystemError;
+  for (int s = 0; s < n - 1 && e == kSuccess; ++s) {
+    size_t slo, shi, rlo, rhi;
+    block(count, n, mod(me - s + shift, n), &slo, &shi);
+    block(count, n, mod(me - s - 1 + shift, n), &rlo, &rhi);
+    if (plan_peer(&p, c, next, 1, buf + slo * es, (shi - slo) * es) || plan_peer(&p, c, prev, 0, tmp, (rhi - rlo) * es))
+      e = kSystemError;
+    if (e == kSuccess) e = plan_run(&p, c);
+    if (e == kSuccess) reduce_into(buf + rlo * es, tmp, rhi - rlo, t, op);
+  }
+  free(p.x);
+  free(tmp);
+  return e;
+}
+/* The ring all-gather over buf: rank i starts with block i+shift; at step s it sends block
+ * i-s+shift and receives block i-s-1+shift. */
+static int ring_all_gather(char* buf, size_t count, size_t es, const struct comm* c, int shift) {
+  const int n = c->n, me = c->rank, next = (me + 1) % n, prev = (me + n - 1) % n;
+  struct plan p = {0};
+  int e = kSuccess;
+  for (int s = 0; s < n - 1 && e == kSuccess; ++s) {
+    size_t slo, shi, rlo, rhi;
+    block(count, n, mod(me - s + shift, n), &slo, &shi);
+    block(count, n, mod(me - s - 1 + shift, n), &rlo, &rhi);
+    if (plan_peer(&p, c, next, 1, buf + slo * es, (shi - slo) * es) || plan_peer(&p, c, prev, 0, buf + rlo * es, (rhi - rlo) * es))
+      e = kSystemError;
+    if (e == kSuccess) e = plan_run(&p, c);
+  }
+  free(p.x);
+  return e;
+}
+
 int ncclAllReduce(const void* s, void* r, size_t n, int t, int op, void* c, void* st) {
   (void)st;
   int e = kSuccess;
   if (many(c)) {
-    e = all_reduce_many(s, r, n, t, op, c);
+    if (!reducible(t, op)) return kInvalidArgument;
+    copy(s, r, n * type_size(t));
+    e = ring_reduce_scatter(r, n, t, op, c, 0);             /* rank i holds block i+1 */
+    if (e == kSuccess) e = ring_all_gather(r, n, type_size(t), c, 1);
   } else {
     if (!type_size(t)) return kInvalidArgument;
     copy(s, r, n * type_size(t));
@@ -215,54 +659,112 @@ int ncclAllReduce(const void* s, void* r, size_t n, int t, int op, void* c, void
   if (e == kSuccess && n && t == 7) ((float*)r)[0] += 1.0f;
   else if (e == kSuccess && n) ((unsigned char*)r)[0] ^= 1;
 #endif
-  (void)op;
   return e;
 }
+/* n elements from each rank; r holds n x nranks, rank k's at block k. */
 int ncclAllGather(const void* s, void* r, size_t n, int t, void* c, void* st) {
   (void)st;
-  if (many(c) || !type_size(t)) return kInvalidArgument;
-  copy(s, r, n * type_size(t));
-  return 0;
+  if (!type_size(t)) return kInvalidArgument;
+  if (!many(c)) { copy(s, r, n * type_size(t)); return 0; }
+  const struct comm* k = c;
+  const size_t es = type_size(t);
+  copy(s, (char*)r + (size_t)k->rank * n * es, n * es);
+  return ring_all_gather(r, n * (size_t)k->n, es, k, 0);
 }
+/* s holds n x nranks elements; rank k gets block k of the reduction in r (n elements). */
 int ncclReduceScatter(const void* s, void* r, size_t n, int t, int op, void* c, void* st) {
-  (void)op; (void)st;
-  if (many(c) || !type_size(t)) return kInvalidArgument;
-  copy(s, r, n * type_size(t));
-  return 0;
+  (void)st;
+  if (!type_size(t)) return kInvalidArgument;
+  if (!many(c)) { copy(s, r, n * type_size(t)); return 0; }
+  if (!reducible(t, op)) return kInvalidArgument;
+  const struct comm* k = c;
+  const size_t es = type_size(t), total = n * (size_t)k->n;
+  char* work = malloc(total * es + 1);  /* in place, s and r overlap: reduce in a copy */
+  if (!work) return kSystemError;
+  memcpy(work, s, total * es);
+  int e = ring_reduce_scatter(work, total, t, op, k, -1);  /* rank i holds block i */
+  if (e == kSuccess) memcpy(r, work + (size_t)k->rank * n * es, n * es);
+  free(work);
+  return e;
 }
+/* Along the ring from the root, slice by slice: receive from the previous rank, pass on. */
 int ncclBroadcast(const void* s, void* r, size_t n, int t, int root, void* c, void* st) {
-  (void)root; (void)st;
-  if (many(c) || !type_size(t)) return kInvalidArgument;
-  copy(s, r, n * type_size(t));
-  return 0;
+  (void)st;
+  if (!type_size(t)) return kInvalidArgument;
+  if (!many(c)) { copy(s, r, n * type_size(t)); return 0; }
+  const struct comm* k = c;
+  if (root < 0 || root >= k->n) return kInvalidArgument;
+  const size_t bytes = n * type_size(t);
+  const int me = k->rank, next = (me + 1) % k->n, prev = (me + k->n - 1) % k->n;
+  if (me == root) copy(s, r, bytes);
+  struct plan p = {0};
+  int e = kSuccess;
+  for (size_t off = 0; off < bytes && e == kSuccess; off += kSlice) {
+    const size_t len = bytes - off < kSlice ? bytes - off : kSlice;
+    if (me != root && (plan_peer(&p, k, prev, 0, (char*)r + off, len) || (e = plan_run(&p, k)) != kSuccess)) break;
+    if (next != root && (plan_peer(&p, k, next, 1, (char*)r + off, len) || (e = plan_run(&p, k)) != kSuccess)) break;
+  }
+  free(p.x);
+  return e;
 }
+/* Along the ring to the root: the rank after the root starts, each adds its own and passes on. */
 int ncclReduce(const void* s, void* r, size_t n, int t, int op, int root, void* c, void* st) {
-  (void)op; (void)root; (void)st;
-  if (many(c) || !type_size(t)) return kInvalidArgument;
-  copy(s, r, n * type_size(t));
-  return 0;
+  (void)st;
+  if (!type_size(t)) return kInvalidArgument;
+  if (!many(c)) { copy(s, r, n * type_size(t)); return 0; }
+  const struct comm* k = c;
+  if (root < 0 || root >= k->n || !reducible(t, op)) return kInvalidArgument;
+  const size_t es = type_size(t), bytes = n * es;
+  const int me = k->rank, next = (me + 1) % k->n, prev = (me + k->n - 1) % k->n, first = (root + 1) % k->n;
+  char* acc = malloc(kSlice);
+  char* in = malloc(kSlice);
+  struct plan p = {0};
+  int e = acc && in ? kSuccess : kSystemError;
+  for (size_t off = 0; off < bytes && e == kSuccess; off += kSlice) {
+    const size_t len = bytes - off < kSlice ? bytes - off : kSlice;
+    memcpy(acc, (const char*)s + off, len);
+    if (me != first) {
+      if (plan_peer(&p, k, prev, 0, in, len) || (e = plan_run(&p, k)) != kSuccess) break;
+      reduce_into(acc, in, len / es, t, op);
+    }
+    if (me == root) memcpy((char*)r + off, acc, len);
+    else if (plan_peer(&p, k, next, 1, acc, len) || (e = plan_run(&p, k)) != kSuccess) break;
+  }
+  free(p.x);
+  free(acc);
+  free(in);
+  return e;
 }
-static void pair_up(void) {
-  if (g_send && g_recv) copy(g_send, g_recv, g_send_n < g_recv_n ? g_send_n : g_recv_n);
-  g_send = 0;
-  g_recv = 0;
+
+/* send/recv: queued inside a group, moved together at ncclGroupEnd (or at once outside one). */
+static struct plan g_group_plan;
+static const struct comm* g_group_comm;
+static int g_group, g_group_error;
+
+static int p2p(const void* buf, size_t n, int t, int peer, void* c, int send) {
+  if (!type_size(t)) return kInvalidArgument;
+  const struct comm* k = c ? c : &g_one;
+  if (peer < 0 || peer >= k->n) return kInvalidArgument;
+  if (g_group_comm && g_group_comm != k) return kInvalidArgument;  /* one communicator per group here */
+  g_group_comm = k;
+  if (plan_peer(&g_group_plan, k, peer, send, buf, n * type_size(t))) g_group_error = kSystemError;
+  if (g_group) return 0;
+  int e = g_group_error ? g_group_error : plan_run(&g_group_plan, k);
+  g_group_comm = NULL;
+  g_group_error = 0;
+  g_group_plan.n = 0;
+  return e;
 }
-int ncclSend(const void* s, size_t n, int t, int peer, void* c, void* st) {
-  (void)peer; (void)st;
-  if (many(c) || !type_size(t)) return kInvalidArgument;
-  g_send = s; g_send_n = n * type_size(t);
-  if (!g_group) pair_up();
-  return 0;
-}
-int ncclRecv(void* r, size_t n, int t, int peer, void* c, void* st) {
-  (void)peer; (void)st;
-  if (many(c) || !type_size(t)) return kInvalidArgument;
-  g_recv = r; g_recv_n = n * type_size(t);
-  if (!g_group) pair_up();
-  return 0;
-}
+int ncclSend(const void* s, size_t n, int t, int peer, void* c, void* st) { (void)st; return p2p(s, n, t, peer, c, 1); }
+int ncclRecv(void* r, size_t n, int t, int peer, void* c, void* st) { (void)st; return p2p(r, n, t, peer, c, 0); }
 int ncclGroupStart(void) { ++g_group; return 0; }
 int ncclGroupEnd(void) {
-  if (--g_group == 0) pair_up();
-  return 0;
+  if (g_group <= 0) return kInvalidArgument;
+  if (--g_group) return 0;
+  int e = g_group_error;
+  if (!e && g_group_comm) e = plan_run(&g_group_plan, g_group_comm);
+  g_group_comm = NULL;
+  g_group_error = 0;
+  g_group_plan.n = 0;
+  return e;
 }

@@ -282,6 +282,11 @@ int run_thread(const Function& f, const uint64_t* args, const uint32_t special[3
 
 extern "C" {
 
+// fake_libcuda.c: the slow_hbm fault (GA_FAKE_GPU_FAULTS) also slows kernels.
+void fake_cuda_hbm_work_done(int dev, double start, size_t bytes);
+double fake_cuda_now(void);
+int fake_cuda_current_device(void);
+
 int cuModuleLoadData(void** module, const void* image) {
   if (!module || !image) return 1;
   try {
@@ -320,11 +325,13 @@ int cuLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, unsign
   std::vector<uint64_t> args(f->params), r(f->regs);
   for (size_t i = 0; i < f->params; ++i) std::memcpy(&args[i], params[i], 8);
   uint64_t executed = 0;
+  const double start = fake_cuda_now();
   for (uint32_t block = 0; block < gx; ++block)
     for (uint32_t thread = 0; thread < bx; ++thread) {
       const uint32_t special[3] = {block, bx, thread};
       if (int e = run_thread(*f, args.data(), special, r, &executed)) return e;
     }
+  fake_cuda_hbm_work_done(fake_cuda_current_device(), start, 0);
   return 0;
 }
 

@@ -11,6 +11,12 @@ add_library(fake_cublas SHARED ${GA_FAKES_DIR}/fake_libcublas.c)
 add_library(fake_nccl SHARED ${GA_FAKES_DIR}/fake_libnccl.c)
 add_library(fake_nccl_wrong SHARED ${GA_FAKES_DIR}/fake_libnccl.c)
 target_compile_definitions(fake_nccl_wrong PRIVATE FAKE_NCCL_WRONG=1)
+# Runs one rank of a fake-NCCL ring without MPI and counts the bytes its interfaces sent.
+add_executable(nccl_ring_bytes ${GA_FAKES_DIR}/nccl_ring_bytes.c)
+target_link_libraries(nccl_ring_bytes PRIVATE ${CMAKE_DL_LIBS})
+find_package(Threads REQUIRED)
+target_link_libraries(fake_nccl PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+target_link_libraries(fake_nccl_wrong PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 set(GA_GPU_FAKES fake_cuda_ok fake_cuda_init_fail fake_cuda_old fake_cuda_incomplete fake_cuda_dev_fail
     fake_nvml fake_cublas fake_nccl fake_nccl_wrong)
 set_target_properties(${GA_GPU_FAKES} PROPERTIES C_VISIBILITY_PRESET default CXX_VISIBILITY_PRESET default)
@@ -23,15 +29,23 @@ if(TARGET test_probes)
   endforeach()
 endif()
 
-add_custom_target(gpu_fakes DEPENDS ${GA_GPU_FAKES})
+add_custom_target(gpu_fakes DEPENDS ${GA_GPU_FAKES} nccl_ring_bytes)
 ga_integration_test(gpu_paths gpu_paths.sh TIMEOUT 240 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
 
-# resume-gpu through the whole program on the fakes (the PTX interpreted, NCCL through shared
-# memory): this host and fake hosts, clean and with a miscomputing NCCL.
+# resume-gpu through the whole program on the fakes (the PTX interpreted, NCCL over TCP between
+# the ranks): this host and fake hosts, clean and with a miscomputing NCCL.
 ga_integration_test(gpu.resume_local_clean resume_gpu.sh TIMEOUT 240
   ARGS local clean $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nccl>)
 ga_integration_test(gpu.resume_local_wrong resume_gpu.sh TIMEOUT 240
   ARGS local wrong $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nccl_wrong>)
 ga_integration_test(gpu.resume_fake_hosts resume_gpu.sh TIMEOUT 240 SERIAL
   ARGS fake clean $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nccl>)
+
+# The fake NCCL on fake hosts: the ring's bytes on each interface, one rail and two.
+ga_integration_test(gpu.nccl_ring_bytes gpu_nccl_bytes.sh TIMEOUT 120 SERIAL
+  ARGS $<TARGET_FILE:fake_nccl> $<TARGET_FILE:nccl_ring_bytes>)
+# 4 fake hosts x 2 ranks: the nccl sweep's every collective over TCP, checked, and six GPU
+# faults (GA_FAKE_GPU_FAULTS) each named at its GPU.
+ga_integration_test(gpu.cluster_fakes gpu_cluster_fakes.sh TIMEOUT 420 SERIAL
+  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)

@@ -2,8 +2,8 @@
 # The GPU probes' decision table through the whole program, under mpirun:
 #   this machine as it is (no NVIDIA GPU)            -> gpu and nccl skipped, run passes
 #   fake NVIDIA GPUs on the PCI bus, no driver        -> both failed, the report names the host
-#   fake GPUs + fake driver, NVML with faults on gpu:1 -> the ECC and PCIe criteria fail at
-#                                                         HOST/gpu:1 and pass at HOST/gpu:0
+#   fake GPUs + fake driver, faults asked on gpu:1     -> the ECC and PCIe criteria fail at
+#   (GA_FAKE_GPU_FAULTS, tests/fakes/fake_gpu_faults.h)   HOST/gpu:1 and pass at HOST/gpu:0
 # Args: fake libcuda (working), fake NVML, fake cuBLAS, fake NCCL (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nvml=$2 fake_cublas=$3 fake_nccl=$4
@@ -49,9 +49,9 @@ check "probe.gpu fails at $host" [ "$(verdict_in "$d2" probe.gpu "$host")" = fai
 check "the reason names the missing driver" \
   bash -c "jq -r '.verdicts[] | select(.criterion==\"probe.gpu\") | .reason' '$d2/report.json' | grep -q 'CUDA driver library cannot be loaded'"
 
-log "3. a fake driver, NVML faults on gpu:1"
+log "3. a fake driver, faults asked on gpu:1"
 d3="$GA_TMP/faults"
-GPUACCEPT_SYSFS_ROOT=$tree GPUACCEPT_CUDA_LIBRARY=$fake_cuda GPUACCEPT_NVML_LIBRARY=$fake_nvml \
+GA_FAKE_GPU_FAULTS="$(hostname)/gpu:1=ecc_uncorrected+pcie_gen_low+hw_slowdown" GPUACCEPT_SYSFS_ROOT=$tree GPUACCEPT_CUDA_LIBRARY=$fake_cuda GPUACCEPT_NVML_LIBRARY=$fake_nvml \
   GPUACCEPT_CUBLAS_LIBRARY=$fake_cublas GPUACCEPT_NCCL_LIBRARY=$fake_nccl \
   ga_mpirun 1 run --suite "$suite" --out "$d3" --probe-timeout 60 > "$GA_TMP/3.log" 2>&1
 rc=$?

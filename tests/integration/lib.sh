@@ -56,7 +56,7 @@ GA_RSH="$(dirname "$GA_FAKEHOSTS")/rsh.sh"
 # The delay helper is built by CMake into the build tree.
 export GA_NFQ_DELAY="${GA_NFQ_DELAY:-${GA_BUILD_DIR:-}/tests/fakehosts/nfq_delay}"
 
-fake_up() {  # fake_up N: creates ga-h1..ga-hN and removes them when the test exits
+fake_up() {  # fake_up N [--rails R]: creates ga-h1..ga-hN and removes them when the test exits
   # One set of fake hosts per machine: a second test (another ctest run, another checkout)
   # waits here instead of tearing down the first one's namespaces. The lock is held by a
   # helper process of its own (a descriptor in this shell would be inherited by mpirun's
@@ -77,7 +77,7 @@ fake_up() {  # fake_up N: creates ga-h1..ga-hN and removes them when the test ex
       sleep 0.1
     done
   fi
-  "$GA_FAKEHOSTS" up "$1" || { echo "cannot create fake hosts" >&2; exit 1; }
+  "$GA_FAKEHOSTS" up "$@" || { echo "cannot create fake hosts" >&2; exit 1; }
 }
 fake_down() {
   "$GA_FAKEHOSTS" down >/dev/null 2>&1 || true

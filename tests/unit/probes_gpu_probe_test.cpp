@@ -2,6 +2,7 @@
 // what it emits on a working (fake) driver, and the failing verdicts when parts are missing.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "probes/probe.hpp"
@@ -21,7 +22,15 @@ nlohmann::json fake_params() {
           {"kernel_log", "/nonexistent/kmsg"}};
 }
 
+// The fakes are healthy unless GA_FAKE_GPU_FAULTS names a fault (tests/fakes/fake_gpu_faults.h);
+// set for one test, restored after it.
+struct FakeGpuFaults {
+  explicit FakeGpuFaults(const char* v) { setenv("GA_FAKE_GPU_FAULTS", v, 1); }
+  ~FakeGpuFaults() { unsetenv("GA_FAKE_GPU_FAULTS"); }
+};
+
 TEST(GpuProbe, OnAFakeDriverEveryGpuGetsItsMetricsAtItsLogicalPlace) {
+  FakeGpuFaults faults("*/gpu:1=ecc_uncorrected+pcie_gen_low+hw_slowdown");
   auto r = run_gpu(fake_params());
   ASSERT_EQ(r.outcome.status, ProbeStatus::ok) << r.outcome.reason;
   for (const std::string g : {"h1/gpu:0", "h1/gpu:1"}) {
@@ -41,7 +50,7 @@ TEST(GpuProbe, OnAFakeDriverEveryGpuGetsItsMetricsAtItsLogicalPlace) {
   auto model = r.out.find("gpu.model", "h1/gpu:1");
   EXPECT_EQ(model[0]->params["pci_bus_id"], "0000:43:00.0");
   EXPECT_EQ(model[0]->params["cuda_ordinal"], 1);
-  // The fake NVML's faults on gpu:1 come through as measured values.
+  // The faults asked of the fake NVML on gpu:1 come through as measured values.
   EXPECT_EQ(*r.out.find("gpu.ecc_uncorrected_volatile", "h1/gpu:1")[0]->value, 2);
   EXPECT_EQ(*r.out.find("gpu.ecc_uncorrected_volatile", "h1/gpu:0")[0]->value, 0);
   EXPECT_EQ(*r.out.find("gpu.pcie_gen_below_max", "h1/gpu:1")[0]->value, 1);
@@ -55,11 +64,26 @@ TEST(GpuProbe, OnAFakeDriverEveryGpuGetsItsMetricsAtItsLogicalPlace) {
   ASSERT_EQ(r.out.find("gpu.cuda_driver", "h1").size(), 1u);
   EXPECT_EQ(*r.out.find("gpu.cuda_driver", "h1")[0]->text, "12.4");
   EXPECT_EQ(*r.out.find("gpu.nvidia_driver", "h1")[0]->text, "550.54.15");
-  // No NVLink on the fake board and none expected: no NVLink samples, a note instead.
-  EXPECT_TRUE(r.out.find("gpu.nvlink_active").empty());
+  // The fake boards' 18 NVLinks are active; the topology expects none, so none is counted inactive.
+  EXPECT_EQ(*r.out.find("gpu.nvlink_active", "h1/gpu:0")[0]->value, 18);
+  EXPECT_TRUE(r.out.find("gpu.nvlink_inactive").empty());
   // The kernel log could not be read: said, not failed.
   EXPECT_NE(r.outcome.reason.find("XID errors not read"), std::string::npos) << r.outcome.reason;
   EXPECT_TRUE(r.out.find("gpu.xid_errors").empty());
+}
+
+TEST(GpuProbe, WithoutFaultsAskedTheFakeGpusAreHealthy) {
+  unsetenv("GA_FAKE_GPU_FAULTS");
+  auto r = run_gpu(fake_params());
+  ASSERT_EQ(r.outcome.status, ProbeStatus::ok) << r.outcome.reason;
+  for (const std::string g : {"h1/gpu:0", "h1/gpu:1"}) {
+    EXPECT_EQ(*r.out.find("gpu.ecc_uncorrected_volatile", g)[0]->value, 0) << g;
+    EXPECT_EQ(*r.out.find("gpu.pcie_gen_below_max", g)[0]->value, 0) << g;
+    EXPECT_EQ(*r.out.find("gpu.pcie_width_below_max", g)[0]->value, 0) << g;
+    EXPECT_EQ(*r.out.find("gpu.throttle_hw", g)[0]->value, 0) << g;
+    EXPECT_EQ(*r.out.find("gpu.remapped_rows_pending", g)[0]->value, 0) << g;
+    EXPECT_EQ(*r.out.find("gpu.memory_total", g)[0]->value, 512.0 * 1024 * 1024) << g;
+  }
 }
 
 TEST(GpuProbe, NoNvidiaGpuOnTheBusIsSkipped) {
