@@ -2,6 +2,7 @@
 // finish. Reasons name hosts, since hosts are what an operator drains or fixes.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "suites/judge_parts.hpp"
 
@@ -75,16 +76,15 @@ std::vector<ProbeSummary> summarize_probes(const JournalData& j) {
     }
     s.status = fold(s.per_rank);
     // One line: each distinct non-ok reason once, with the hosts that gave it, worst first.
-    std::map<std::pair<int, std::string>, std::vector<std::string>> groups;  // (-severity, reason) -> hosts
+    // Sets, not searches of lists: at 4096 hosts x 8 ranks a search per rank was 2% of the judge.
+    std::map<std::pair<int, std::string>, std::set<std::string>> group_hosts;  // (-severity, reason) -> hosts
+    std::set<std::string> hosts_all;
     for (const auto& o : s.per_rank) {
-      if (o.status == ProbeStatus::ok) continue;
-      auto& hosts = groups[{-rank_of(o.status), o.reason}];
-      if (std::find(hosts.begin(), hosts.end(), o.host) == hosts.end()) hosts.push_back(o.host);
+      hosts_all.insert(o.host);
+      if (o.status != ProbeStatus::ok) group_hosts[{-rank_of(o.status), o.reason}].insert(o.host);
     }
-    std::vector<std::string> hosts_all;
-    for (const auto& o : s.per_rank)
-      if (std::find(hosts_all.begin(), hosts_all.end(), o.host) == hosts_all.end()) hosts_all.push_back(o.host);
-    for (auto& [key, hosts] : groups) {
+    for (auto& [key, host_set] : group_hosts) {
+      std::vector<std::string> hosts(host_set.begin(), host_set.end());
       std::sort(hosts.begin(), hosts.end(), place_less);
       const auto status = key.first == -rank_of(ProbeStatus::failed)    ? "failed"
                           : key.first == -rank_of(ProbeStatus::error)   ? "tool error"
