@@ -374,12 +374,6 @@ FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics) {
   return a;
 }
 
-FabricAnalysis add_fabric_metrics(std::vector<Metric>& metrics) {
-  FabricAnalysis a = analyze_fabric(metrics);
-  add_in_order(metrics, a.derived);  // a copy: the analysis keeps its own for the verdicts
-  return a;
-}
-
 void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verdicts) {
   for (auto& v : verdicts) {
     if (v.metric != "p2p.host_slowdown" && v.metric != "p2p.link_slowdown" && v.metric != "p2p.intra_slowdown")

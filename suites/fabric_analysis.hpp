@@ -49,11 +49,9 @@ struct FabricAnalysis {
   std::map<std::string, FabricEvidence> evidence;  // key: metric + place + params.dump()
 };
 
+// The judge adds a.derived to its metrics (judging::add_in_order, with the other analyses'
+// derived metrics in one merge) and keeps the analysis for explain_fabric_verdicts.
 FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics);
-
-// Hook for the judge: appends the derived metrics (keeping the judge's metric order) and
-// returns the analysis for explain_fabric_verdicts.
-FabricAnalysis add_fabric_metrics(std::vector<Metric>& metrics);
 void explain_fabric_verdicts(const FabricAnalysis&, std::vector<Verdict>& verdicts);
 
 }  // namespace ga::judging

@@ -45,7 +45,7 @@ struct GroupAnalysis {
 GroupAnalysis analyze_groups(const std::vector<Metric>& metrics);
 
 // Hook for the judge: appends the derived metrics (keeping the metrics sorted as
-// add_fabric_metrics does) and returns the analysis for explain_group_verdicts. Nothing is
+// the judge adds the fabric analysis' derived metrics) and returns the analysis for explain_group_verdicts. Nothing is
 // derived without p2p.leaf samples.
 GroupAnalysis add_group_metrics(std::vector<Metric>& metrics);
 // After explain_fabric_verdicts.

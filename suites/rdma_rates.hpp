@@ -25,7 +25,7 @@ namespace ga::judging {
 std::vector<Metric> derive_rdma_counter_metrics(const std::vector<Metric>& metrics);
 
 // Hook for the judge (after aggregate): appends the derived metrics, keeping the metrics'
-// order (name, place, params) as add_fabric_metrics does.
+// order (name, place, params), as the judge adds the other analyses' derived metrics.
 void add_rdma_counter_metrics(std::vector<Metric>& metrics);
 
 }  // namespace ga::judging
