@@ -413,6 +413,10 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
       }
       read_record(d, std::move(pl.record), name, pl.lineno);
     }
+    // The threads' pools only spare them making equal params twice within a batch: emptied, so
+    // that the params every sample holds are the one pool's (p2p params name their pair: at
+    // 4096 hosts there are hundreds of thousands).
+    for (auto& p : pools) p = ParamsPool{};
   }
   if (d.run_start.empty()) throw JournalError(name, 1, "no run_start record: not a gpuaccept journal");
   return d;

@@ -245,28 +245,65 @@ Report build_report(const JournalData& journal, const Judgement& judgement) {
   for (auto& s : r.hosts) sort_rows(s);
   sort_rows(r.cluster);
 
-  std::unordered_map<MetricKey, std::vector<PlacedMetric*>, MetricKeyHash> rows_by_key;
-  rows_by_key.reserve(judgement.metrics.size());
-  auto index_rows = [&](HostSection& s) {
-    for (auto& row : s.rows) rows_by_key[MetricKey{row.metric->metric, row.metric->place}].push_back(&row);
+  // A verdict on a measured metric knows it (Verdict::metric_index): its row is found by index.
+  // Others (an absent metric, a probe's outcome, a judgement made without indices) are looked
+  // up by metric and place, in an index made only if one of them is there.
+  std::vector<PlacedMetric*> row_of(judgement.metrics.size(), nullptr);
+  auto note_rows = [&](HostSection& s) {
+    for (auto& row : s.rows) row_of[static_cast<std::size_t>(row.metric - judgement.metrics.data())] = &row;
   };
-  for (auto& s : r.hosts) index_rows(s);
-  index_rows(r.cluster);
+  for (auto& s : r.hosts) note_rows(s);
+  note_rows(r.cluster);
+  // The judge leaves its metrics sorted by name and place (place::less): then the
+  // rows of one metric and place are found by binary search; else (a judgement made by hand)
+  // through a hash index made once.
+  const auto& ms = judgement.metrics;
+  auto name_place_less = [](const Metric& m, const Metric& n) {
+    if (m.metric != n.metric) return m.metric < n.metric;
+    return m.place != n.place && place::less(m.place, n.place);
+  };
+  const bool sorted = std::is_sorted(ms.begin(), ms.end(), name_place_less);
+  std::unordered_map<MetricKey, std::vector<PlacedMetric*>, MetricKeyHash> rows_by_key;
+  bool keyed = false;
+  std::vector<PlacedMetric*> found;
+  auto by_key = [&](const Verdict& v) -> const std::vector<PlacedMetric*>* {
+    if (sorted) {
+      Metric probe;
+      probe.metric = v.metric, probe.place = v.place;
+      auto [lo, hi] = std::equal_range(ms.begin(), ms.end(), probe, name_place_less);
+      found.clear();
+      for (auto it = lo; it != hi; ++it)
+        if (PlacedMetric* row = row_of[static_cast<std::size_t>(it - ms.begin())]) found.push_back(row);
+      return found.empty() ? nullptr : &found;
+    }
+    if (!keyed) {
+      for (PlacedMetric* row : row_of)
+        if (row) rows_by_key[MetricKey{row->metric->metric, row->metric->place}].push_back(row);
+      keyed = true;
+    }
+    auto it = rows_by_key.find(MetricKey{v.metric, v.place});
+    return it == rows_by_key.end() ? nullptr : &it->second;
+  };
 
   // When several rows share metric and place (a sweep over sizes), the verdict's params pick
   // the row it judged; a verdict without params (older journals' judgements) falls back to
   // the row whose value it carries.
   for (const auto& v : judgement.verdicts) {
+    if (v.metric_index < row_of.size() && row_of[v.metric_index]->metric->metric == v.metric &&
+        row_of[v.metric_index]->metric->place == v.place) {
+      row_of[v.metric_index]->verdicts.push_back(&v);
+      continue;
+    }
     std::vector<PlacedMetric*> targets;
-    if (auto it = rows_by_key.find(MetricKey{v.metric, v.place}); it != rows_by_key.end()) {
-      if (it->second.size() == 1) {
-        targets = it->second;
+    if (const auto* rows = by_key(v)) {
+      if (rows->size() == 1) {
+        targets = *rows;
       } else if (!v.params.empty()) {
-        for (auto* row : it->second)
+        for (auto* row : *rows)
           if (row->metric->params == v.params) targets.push_back(row);
         if (targets.size() > 1) targets.clear();
       } else {
-        for (auto* row : it->second) {
+        for (auto* row : *rows) {
           const Metric& m = *row->metric;
           bool same_value = v.value && m.value && *v.value == *m.value;
           bool same_text = v.text && m.text && *v.text == *m.text;

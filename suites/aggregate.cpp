@@ -8,6 +8,7 @@
 
 #include "suites/judge.hpp"
 #include "suites/judge_parts.hpp"
+#include "topology/place.hpp"
 
 namespace ga {
 
@@ -100,9 +101,7 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
   const auto name_rank = ranks_of([](const Sample& s) -> std::string_view { return s.metric; },
                                   [](std::string_view x, std::string_view y) { return x < y; });
   const auto place_rank = ranks_of([](const Sample& s) -> std::string_view { return s.place; },
-                                   [](std::string_view x, std::string_view y) {
-                                     return judging::place_less(std::string(x), std::string(y));
-                                   });
+                                   [](std::string_view x, std::string_view y) { return place::less(x, y); });
   struct Ordered {
     std::uint32_t name, place;
     const std::string* params;

@@ -100,6 +100,8 @@ class CriterionJudge {
     return {names.begin(), names.end()};
   }
 
+  std::size_t index_of(const Metric& m) const { return static_cast<std::size_t>(&m - metrics_.data()); }
+
   Verdict base(const Criterion& c, const std::string& metric, const std::string& place) const {
     Verdict v;
     v.criterion = c.name;
@@ -191,6 +193,7 @@ class CriterionJudge {
           continue;
         }
         Verdict v = base(c, m->metric, m->place);
+        v.metric_index = index_of(*m);
         v.params = m->params, v.unit = m->unit, v.value = m->value, v.text = m->text;
         v.status = VerdictStatus::skipped;
         v.reason = m->metric + " not held against the cluster median: " + host + " shares one kernel (boot_id) with " +
@@ -202,6 +205,7 @@ class CriterionJudge {
     BoundResolver resolver(facts_, compared);
     for (const Metric* m : compared) {
       Verdict v = evaluate(c, *m, resolver);
+      v.metric_index = index_of(*m);
       // A probe may explain a value in params.reason ("STA_UNSYNC set, no time daemon"); a
       // verdict that does not pass carries that explanation, so the report says why.
       if (v.status != VerdictStatus::pass && v.status != VerdictStatus::skipped) {

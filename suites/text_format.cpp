@@ -5,15 +5,11 @@
 
 #include "base/natural_order.hpp"
 #include "suites/judge_parts.hpp"
+#include "topology/place.hpp"
 
 namespace ga::judging {
 
-bool place_less(const std::string& a, const std::string& b) {
-  if (a == b) return false;
-  if (a == "cluster") return true;
-  if (b == "cluster") return false;
-  return natural_less(a, b);
-}
+bool place_less(const std::string& a, const std::string& b) { return place::less(a, b); }
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -26,6 +27,10 @@ struct Verdict {
   std::string criterion;
   std::string metric;
   std::string place;
+  // The metric this verdict judged, as its index in Judgement::metrics; kNoMetric when none
+  // (a metric absent, a probe's outcome). The report finds its row by it, not by searching.
+  static constexpr std::size_t kNoMetric = static_cast<std::size_t>(-1);
+  std::size_t metric_index = kNoMetric;
   Params params;                        // the metric's sample params (size, direction ...)
   VerdictStatus status = VerdictStatus::pass;
   std::optional<double> value;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/natural_order.hpp"
 #include "topology/model.hpp"
 
 namespace ga::place {
@@ -204,6 +205,13 @@ std::string host_of(const Place& p) {
     default: return p.host;
   }
 }
+bool less(std::string_view a, std::string_view b) {
+  if (a == b) return false;
+  if (a == "cluster") return true;
+  if (b == "cluster") return false;
+  return natural_less(a, b);
+}
+
 std::string host_of(const std::string& p) { return host_of(Place::parse(p)); }
 
 std::optional<std::pair<std::string, std::string>> split_pair(const std::string& p) {

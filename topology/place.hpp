@@ -88,6 +88,9 @@ std::string pair(const std::string& a, const std::string& b);
 inline const char* cluster() { return "cluster"; }
 
 Kind kind(const std::string& place);
+// The order places are listed in: `cluster` first, then natural order (digit runs compare as
+// numbers: node2 < node10, gpu:3 < gpu:10), ties broken on the bytes, so it is total.
+bool less(std::string_view a, std::string_view b);
 // The host a place belongs to; empty for `cluster` and for pairs across hosts.
 std::string host_of(const Place&);
 std::string host_of(const std::string& place);
