@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "probes/gpu/memory_share.hpp"
 #include "probes/nccl/comm_split.hpp"
 #include "probes/vendor/cuda_driver.hpp"
 #include "probes/devices/gpu_assign.hpp"
@@ -65,7 +66,8 @@ std::vector<ParamDecl> param_decls() {
        "the ranks waiting in it then leave the probe and the watchdog names the rank that never entered"},
       {"min_ranks", ParamType::integer, kDefaultMinRanks, 1, {}, {}, "a scope with fewer ranks is not measured"},
       {"memory_fraction", ParamType::number, kDefaultMemoryFraction, 0, 1, {},
-       "share of the tightest GPU's free memory the largest line may take, in (0, 1)"},
+       "share of memory the largest line's buffers may take, in (0, 1): of the GPU's free memory (send and "
+       "receive buffers) and of the host's MemAvailable divided among its ranks (the host copy), on the tightest rank"},
       {"min_cuda_driver", ParamType::integer, kMinCudaDriverVersion, 0, {}, {},
        "oldest CUDA driver API version accepted (12000 = 12.0)"},
       {"cuda_library", ParamType::string, nullptr, {}, {}, {},
@@ -108,6 +110,8 @@ struct RankState {
   const MatchedGpu* gpu = nullptr;
   std::size_t local_gpu_pos = 0;        // position among this host's assigned GPUs (the rail)
   std::size_t free_bytes = 0;
+  MemoryShare memory;                   // what the sizes are chosen from
+  std::uint64_t max_bytes = 0;          // the largest line chosen
   bool multicast = false;
   double nic_gbps = 0;                  // the rate of the GPU's nearest NIC (topology), 0 unknown
 };
@@ -197,8 +201,13 @@ class NcclProbe final : public Probe {
     st.nic_gbps = nearest_nic_gbps(ctx, st);
     if (ctx.local_rank == 0 && st.outcome.status != ProbeStatus::skipped) record_stack(ctx, out, st);
 
-    // Sizes: capped by free GPU memory on the tightest rank (send + receive buffers).
-    const double cap = ctx.comm.allreduce_min(st.usable ? double(st.free_bytes) * mem_fraction : 1e30);
+    // Sizes: the largest line's send + receive buffers within the device share, its host copy
+    // (fill and check) within the host share, on the tightest rank. A user's max_bytes above it
+    // is lowered too: the OOM killer would otherwise end the run without a report.
+    st.memory = {st.free_bytes, host_mem_available(), ctx.local_size, mem_fraction};
+    const double mine_cap = st.usable ? std::min(double(st.memory.device_bytes()) / 2, double(st.memory.host_bytes())) : 1e30;
+    const double cap = ctx.comm.allreduce_min(mine_cap);
+    const std::uint64_t asked_max = base.sizes.max_bytes;
     if (!user_max || base.sizes.max_bytes > cap) {
       std::uint64_t m = base.sizes.min_bytes;
       while (double(m) * base.sizes.step_factor <= std::min(cap, double(base.sizes.max_bytes)))
@@ -207,6 +216,10 @@ class NcclProbe final : public Probe {
     }
 
     std::vector<std::string> notes, problems;
+    if (base.sizes.max_bytes < asked_max && ctx.rank == 0)
+      notes.push_back("lines up to " + std::to_string(base.sizes.max_bytes) + " B (asked " + std::to_string(asked_max) +
+                      "): memory_fraction " + std::to_string(mem_fraction) + " of the tightest rank's memory");
+    st.max_bytes = base.sizes.max_bytes;
     if (st.outcome.status == ProbeStatus::failed) problems.push_back(st.outcome.reason);
     else if (!st.outcome.reason.empty()) notes.push_back(st.outcome.reason);
     const int hosts_with_gpu = static_cast<int>(ctx.comm.allreduce_sum(st.usable && st.local_gpu_pos == 0 ? 1 : 0));
@@ -367,7 +380,13 @@ class NcclProbe final : public Probe {
     const std::string scope_place = sc == Scope::intra_host ? place::host(ctx.hostname) : std::string(place::cluster());
     nlohmann::json sp = {{"scope", name}, {"ranks", sub->size()}};
     if (sc == Scope::inter_host) sp["rail"] = st.local_gpu_pos;
-    if (comm) out.value(gpu_place, "nccl.init_time", init, unit::seconds, sp);
+    if (comm) {
+      // Where this rank's sizes came from: its memory, its share, and the largest line chosen.
+      nlohmann::json ip = sp;
+      for (const auto& [k, v] : st.memory.params().items()) ip[k] = v;
+      ip["max_bytes"] = st.max_bytes;
+      out.value(gpu_place, "nccl.init_time", init, unit::seconds, ip);
+    }
     const double slowest = sub->allreduce_max(comm ? init : 0);
     if (sub->allreduce_max(comm ? 0 : 1) > 0) {
       // NCCL's own init is collective: a failure on one rank usually fails them all.
