@@ -383,7 +383,8 @@ class NcclProbe final : public Probe {
     if (comm) {
       // Where this rank's sizes came from: its memory, its share, and the largest line chosen.
       nlohmann::json ip = sp;
-      for (const auto& [k, v] : st.memory.params().items()) ip[k] = v;
+      const nlohmann::json mem = st.memory.params();  // a named object: items() of a temporary dangles
+      for (const auto& [k, v] : mem.items()) ip[k] = v;
       ip["max_bytes"] = st.max_bytes;
       out.value(gpu_place, "nccl.init_time", init, unit::seconds, ip);
     }
