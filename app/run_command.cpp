@@ -207,10 +207,11 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
       if (rank == 0 && !journal.empty()) {
         wait_for_survivor_records(journal, rank_hosts, pids, host);
         judge_and_announce(dir);
-      } else if (rank == deputy && !journal.empty() && !wait_for_survivor_records(journal, rank_hosts, pids, host)[0]) {
+      } else if (rank == deputy && phase != "MPI_Finalize" && !journal.empty() && !wait_for_survivor_records(journal, rank_hosts, pids, host)[0]) {
         // Rank 0 left no signal record: it is the rank that died (the OOM killer picks the
         // largest process, often rank 0), so no one else writes the report. The judge names
-        // it lost from the journal.
+        // it lost from the journal. Not after the run (MPI_Finalize): rank 0 judged it and
+        // exited, and mpirun ends the rest when the exit code is not 0.
         judge_and_announce(dir);
       } else if (rank != 0) {
         // Exiting at once would make mpirun kill what is left of the job, rank 0 included,
