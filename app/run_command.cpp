@@ -117,6 +117,10 @@ int run_mpi(const RunOptions& o, const Inputs& in, RunState& state, int* argc, c
       std::_Exit(kExitIncomplete);
     };
     watchdog.emplace(MPI_COMM_WORLD, layout.rank_hosts, hooks);
+    {
+      std::lock_guard lk(state.mu);
+      state.deputy = watchdog->deputy();
+    }
     exit_code = run_suite(world, *watchdog, state, in, o, layout, host, sysfs_root_from_env());
     watchdog->release_mpi();
     std::lock_guard lk(state.mu);
@@ -183,6 +187,7 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
     int rank;
     std::vector<std::string> rank_hosts;
     std::vector<long> pids;
+    int deputy;
     {
       std::lock_guard lk(state.mu);
       journal = state.journal_path;
@@ -192,6 +197,7 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
       host = state.host;
       rank_hosts = state.rank_hosts;
       pids = state.pids;
+      deputy = state.deputy;
     }
     if (!dir.empty()) {
       // A survivor says so: the judge then knows the rank that left no record is the lost one.
@@ -200,6 +206,12 @@ int run_command(const RunOptions& o, int* argc, char*** argv) {
                           {"probe", phase}, {"time", iso_now()}});
       if (rank == 0 && !journal.empty()) {
         wait_for_survivor_records(journal, rank_hosts, pids, host);
+        judge_and_announce(dir);
+      } else if (rank == deputy && phase != "MPI_Finalize" && !journal.empty() && !wait_for_survivor_records(journal, rank_hosts, pids, host)[0]) {
+        // Rank 0 left no signal record: it is the rank that died (the OOM killer picks the
+        // largest process, often rank 0), so no one else writes the report. The judge names
+        // it lost from the journal. Not after the run (MPI_Finalize): rank 0 judged it and
+        // exited, and mpirun ends the rest when the exit code is not 0.
         judge_and_announce(dir);
       } else if (rank != 0) {
         // Exiting at once would make mpirun kill what is left of the job, rank 0 included,

@@ -48,11 +48,12 @@ std::string read_file(const std::string& path) {
 // After SIGTERM (mpirun ends the job because a rank died), Open MPI sends SIGKILL one second
 // later. Rank 0 waits for the other survivors' signal records only as long as it must: until
 // every rank has written one or is visibly dead on this host, at most half a second.
-void wait_for_survivor_records(const std::string& journal, const std::vector<std::string>& rank_hosts,
-                               const std::vector<long>& pids, const std::string& host) {
+std::vector<bool> wait_for_survivor_records(const std::string& journal, const std::vector<std::string>& rank_hosts,
+                                            const std::vector<long>& pids, const std::string& host) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  std::vector<bool> accounted(rank_hosts.size(), false);
   while (std::chrono::steady_clock::now() < until) {
-    std::vector<bool> accounted(rank_hosts.size(), false);
+    accounted.assign(rank_hosts.size(), false);
     std::ifstream in(journal);
     for (std::string line; std::getline(in, line);) {
       if (line.find("\"type\":\"signal\"") == std::string::npos) continue;
@@ -65,9 +66,10 @@ void wait_for_survivor_records(const std::string& journal, const std::vector<std
     bool all = true;
     for (std::size_t r = 0; r < rank_hosts.size() && all; ++r)
       if (!accounted[r] && !(rank_hosts[r] == host && process_state(pids[r]) != ProcState::running)) all = false;
-    if (all) return;
+    if (all) return accounted;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  return accounted;
 }
 
 

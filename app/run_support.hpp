@@ -31,6 +31,7 @@ struct RunState {
   std::string host;
   std::vector<std::string> rank_hosts;  // empty until the layout is known
   std::vector<long> pids;
+  int deputy = -1;                      // writes the report when rank 0 is lost (the watchdog's)
 };
 
 // Inputs parsed before MPI starts.
@@ -70,8 +71,9 @@ nlohmann::json rank_refs_json(const std::vector<RankRef>& v);
 void progress(int rank, const std::string& msg);
 // Judge what is on disk and say so; used on every exit path that can still write.
 void judge_and_announce(const std::string& dir);
-void wait_for_survivor_records(const std::string& journal, const std::vector<std::string>& rank_hosts,
-                               const std::vector<long>& pids, const std::string& host);
+// Returns, by rank, whether the rank journaled a signal record (it survived to say so).
+std::vector<bool> wait_for_survivor_records(const std::string& journal, const std::vector<std::string>& rank_hosts,
+                                            const std::vector<long>& pids, const std::string& host);
 // Appends an `incomplete` record to the run's journal (one O_APPEND write, from any thread).
 void journal_incomplete(const std::string& dir, const IncompleteRecord& rec);
 

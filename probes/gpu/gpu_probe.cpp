@@ -11,6 +11,7 @@
 // library or call: NVML and cuBLAS missing included (NVML ships with every driver; a GPU
 // host whose NVML does not load is broken, and a GEMM figure asked for and absent is a gap,
 // not a pass). The other measurements are still emitted.
+#include <limits>
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -22,6 +23,7 @@
 #include "probes/devices/gpu_models.hpp"
 #include "probes/devices/gpu_presence.hpp"
 #include "probes/vendor/nvml_api.hpp"
+#include "probes/gpu/memory_share.hpp"
 #include "probes/gpu/xid_log.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
@@ -35,7 +37,8 @@ using namespace ga::gpu;
 constexpr std::size_t kMiB = 1024 * 1024;
 
 struct GpuParams {
-  std::size_t hbm_bytes = 1024 * kMiB;  // per buffer; capped at a quarter of free memory
+  std::size_t hbm_bytes = 1024 * kMiB;  // per buffer; capped by the memory share
+  double memory_share = 0.25;
   std::size_t h2d_bytes = 256 * kMiB;
   std::size_t p2p_bytes = 256 * kMiB;
   int gemm_n = 8192;
@@ -54,6 +57,8 @@ GpuParams params_of(const nlohmann::json& p) {
   g.h2d_bytes = p.value("h2d_mib", mib(g.h2d_bytes)) * kMiB;
   g.p2p_bytes = p.value("p2p_mib", mib(g.p2p_bytes)) * kMiB;
   g.gemm_n = p.value("gemm_n", g.gemm_n);
+  g.memory_share = p.value("memory_share", g.memory_share);
+  if (!(g.memory_share > 0 && g.memory_share < 1)) throw std::invalid_argument("gpu params: memory_share must be in (0, 1)");
   g.gemm = p.value("gemm", g.gemm);
   g.p2p = p.value("p2p", g.p2p);
   g.remote_numa = p.value("remote_numa", g.remote_numa);
@@ -71,7 +76,11 @@ std::vector<ParamDecl> param_decls() {
   const GpuParams d;
   return {
       {"hbm_mib", ParamType::integer, mib(d.hbm_bytes), 1, {}, {},
-       "MiB per buffer of the device copy (capped at a quarter of free memory)"},
+       "MiB per buffer of the device copy (capped: the two buffers within memory_share)"},
+      {"memory_share", ParamType::number, d.memory_share, 0, 1, {},
+       "share, in (0, 1), of the GPU's free memory that each test's device buffers may take, and of the host's "
+       "MemAvailable divided among its ranks that its host buffers may take (h2d_mib, p2p_mib, gemm_n, hbm_mib are "
+       "lowered to fit; the samples' params say what was used)"},
       {"h2d_mib", ParamType::integer, mib(d.h2d_bytes), 1, {}, {}, "MiB per host<->device copy"},
       {"p2p_mib", ParamType::integer, mib(d.p2p_bytes), 1, {}, {}, "MiB per peer-to-peer copy"},
       {"gemm_n", ParamType::integer, d.gemm_n, 64, {}, {}, "n of the n x n x n bf16/fp16 GEMM"},
@@ -298,7 +307,13 @@ class GpuProbe final : public Probe {
     std::size_t free_b = 0, total_b = 0;
     d.mem_get_info(&free_b, &total_b);
     out.value(where, "gpu.memory_total", double(total_b), unit::bytes);
-    out.value(where, "gpu.memory_free", double(free_b), unit::bytes);
+    const MemoryShare mem{free_b, host_mem_available(), ctx.local_size, params_.memory_share};
+    out.value(where, "gpu.memory_free", double(free_b), unit::bytes, mem.params());
+    // Every buffer fits the share: device buffers of one test together within the device
+    // share, host buffers within the host share (a "device" may be host memory, as on the fakes).
+    auto fit = [](std::size_t want, std::size_t limit) {
+      return std::max<std::size_t>(kMiB, std::min(want, limit) / kMiB * kMiB);
+    };
     const auto spec = model_spec(g.cuda.name);
     if (!spec) notes.push_back(where + ": model \"" + g.cuda.name + "\" has no theoretical HBM/GEMM figures in gpu_models.cpp");
 
@@ -312,7 +327,7 @@ class GpuProbe final : public Probe {
     // HBM: a device-to-device copy reads and writes every byte; both are counted, as STREAM
     // copy and nvbandwidth's device-local copy do.
     {
-      const std::size_t bytes = std::max<std::size_t>(kMiB, std::min(params_.hbm_bytes, free_b / 4) / kMiB * kMiB);
+      const std::size_t bytes = fit(params_.hbm_bytes, mem.device_bytes() / 2);
       DeviceBuffer a(d, bytes), b(d, bytes);
       d.memset_d8(a.ptr(), 0x5a, bytes, stream.handle());
       const auto secs = time_ops(d, stream, {params_.warmup, params_.iterations, budget(0.15)},
@@ -342,7 +357,7 @@ class GpuProbe final : public Probe {
         const bool is_local = pass == 0;
         if (!is_local && (!remote || !params_.remote_numa)) break;
         const int mem_numa = is_local ? local : *remote;
-        const std::size_t bytes = params_.h2d_bytes;
+        const std::size_t bytes = fit(params_.h2d_bytes, std::min(mem.device_bytes(), mem.host_bytes()));
         NumaHostBuffer host(d, bytes, mem_numa);
         DeviceBuffer dbuf(d, bytes);
         nlohmann::json p = {{"bytes", bytes}, {"mem_numa", mem_numa}, {"gpu_numa", local}, {"numa_bound", host.bound()}};
@@ -372,7 +387,9 @@ class GpuProbe final : public Probe {
     // GEMM through cuBLAS, n x n x n, on non-zero data (zeros draw less power and would flatter
     // a power-capped GPU).
     if (params_.gemm && cublas && cublas->loaded()) {
-      const int n = params_.gemm_n;
+      // Three n x n 2-byte matrices within the device share; n a multiple of 64.
+      int n = params_.gemm_n;
+      while (n > 64 && 3 * std::size_t(n) * std::size_t(n) * 2 > mem.device_bytes()) n -= 64;
       const std::size_t bytes = std::size_t(n) * std::size_t(n) * 2;
       DeviceBuffer a(d, bytes), b(d, bytes), c(d, bytes);
       d.memset_d8(a.ptr(), 0x3c, bytes, stream.handle());
@@ -480,7 +497,17 @@ class GpuProbe final : public Probe {
     const CudaDriver& d = *access_->driver;
     std::vector<std::unique_ptr<DeviceContext>> ctxs;
     for (const auto& g : gpus) ctxs.push_back(std::make_unique<DeviceContext>(d, g.cuda.ordinal));
-    const std::size_t bytes = params_.p2p_bytes;
+    // One buffer on each GPU of a pair: within the device share of the GPU with least free memory.
+    std::size_t least_free = std::numeric_limits<std::size_t>::max();
+    for (const auto& c : ctxs) {
+      c->make_current();
+      std::size_t f = 0, t = 0;
+      d.mem_get_info(&f, &t);
+      least_free = std::min(least_free, f);
+    }
+    const MemoryShare mem{least_free, host_mem_available(), ctx.local_size, params_.memory_share};
+    const std::size_t bytes =
+        std::max<std::size_t>(kMiB, std::min(params_.p2p_bytes, mem.device_bytes()) / kMiB * kMiB);
     const double per_pair = std::max(0.02, ctx.seconds_left() * 0.3 / double(gpus.size() * (gpus.size() - 1)));
     for (std::size_t i = 0; i < gpus.size(); ++i)
       for (std::size_t j = 0; j < gpus.size(); ++j) {

@@ -1,5 +1,7 @@
 #include "probes/harness/sweep.hpp"
 
+#include <map>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -282,12 +284,32 @@ SweepResult run_sweep(Comm& comm, Backend& be, const SweepConfig& cfg, SampleSin
     return std::chrono::duration<double>(cfg.deadline - std::chrono::steady_clock::now()).count();
   };
 
+  // The last line run of each collective: its size and the slowest rank's time per operation
+  // (the same on every rank), to predict a larger one.
+  std::map<std::pair<int, bool>, std::pair<std::uint64_t, double>> last_run;
+  auto describe_line = [](const Line& l) {
+    return std::string(to_string(l.coll)) + " " + std::to_string(l.bytes) + " B" +
+           (l.in_place ? " in place" : " out of place");
+  };
   for (std::size_t li = 0; li < lines.size(); ++li) {
     const Line& line = lines[li].line;
     // Every rank must take the same decisions (run the line or not, how many iterations), so
     // each decision is made on values reduced over the communicator.
     const double left = comm.allreduce_min(seconds_to_deadline());
     const double budget = left / double(lines.size() - li);
+    // The sweep stops growing when the next size would not fit the time left: its time per
+    // operation, scaled from the last line of the collective, times the operations it needs
+    // at least (warm-up, the aligning one, the timed minimum, the checked one).
+    const auto key = std::make_pair(static_cast<int>(line.coll), line.in_place);
+    if (auto it = last_run.find(key); it != last_run.end() && it->second.first > 0 && line.bytes > it->second.first) {
+      const double predicted = it->second.second * double(line.bytes) / double(it->second.first);
+      const int ops = std::max(1, cfg.warmup_iters) + 1 + cfg.min_iters + (cfg.check ? 1 : 0);
+      if (predicted * ops > left) {
+        res.not_run.push_back(describe_line(line) + " (would take " + std::to_string(predicted * ops) + " s, " +
+                              std::to_string(left) + " s left)");
+        continue;
+      }
+    }
     if (left <= 0) {
       for (std::size_t k = li; k < lines.size(); ++k) {
         const Line& l = lines[k].line;
@@ -318,6 +340,7 @@ SweepResult run_sweep(Comm& comm, Backend& be, const SweepConfig& cfg, SampleSin
       for (int i = 0; i < warm; ++i) be.launch(line);
       be.synchronize();
       const double per_op = comm.allreduce_max((comm.wtime() - w0) / warm);
+      last_run[key] = {line.bytes, per_op};
       int iters = cfg.max_iters;
       if (per_op > 0) {
         const double fit = std::floor(budget * 0.8 / per_op) - warm;

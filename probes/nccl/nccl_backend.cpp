@@ -1,6 +1,11 @@
 #include "probes/nccl/nccl_backend.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <sstream>
+#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "probes/harness/sweep_pattern.hpp"
@@ -10,11 +15,90 @@ namespace {
 
 using sweep::Collective;
 using sweep::Line;
+using Clock = std::chrono::steady_clock;
+
+// Aborts the communicator when an operation is still in flight at `abort_at`. The thread only
+// waits on a condition variable; it touches NCCL once, to abort.
+class AbortGuard {
+ public:
+  AbortGuard(Nccl::Comm& c, Clock::time_point abort_at) : c_(c), abort_at_(abort_at) {
+    if (abort_at_ != Clock::time_point::max()) thread_ = std::thread([this] { loop(); });
+  }
+  ~AbortGuard() {
+    {
+      std::lock_guard lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  AbortGuard(const AbortGuard&) = delete;
+  AbortGuard& operator=(const AbortGuard&) = delete;
+
+  // Before each NCCL call: throws once aborted (the communicator is gone).
+  void begin(std::string_view what) {
+    std::lock_guard lk(mu_);
+    if (aborted_) throw NcclHang(hang_text_);
+    if (!in_flight_) since_ = Clock::now();
+    in_flight_ = true;
+    what_ = what;
+    cv_.notify_all();
+  }
+  void end() {
+    std::lock_guard lk(mu_);
+    in_flight_ = false;
+  }
+  // After a failed or returned call: the guard's abort explains a failure better than NCCL's code.
+  void rethrow_if_aborted() {
+    std::lock_guard lk(mu_);
+    if (aborted_) throw NcclHang(hang_text_);
+  }
+  bool aborted() const {
+    std::lock_guard lk(mu_);
+    return aborted_;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lk(mu_);
+    while (!stop_) {
+      if (!in_flight_) {
+        cv_.wait(lk);
+        continue;
+      }
+      if (Clock::now() < abort_at_) {
+        cv_.wait_until(lk, abort_at_);
+        continue;
+      }
+      std::ostringstream why;
+      why.precision(1);
+      why << std::fixed << what_ << " still running " << std::chrono::duration<double>(Clock::now() - since_).count()
+          << " s after it began, at the probe's abort point: a rank never entered it or a peer is stuck; "
+             "communicator aborted (ncclCommAbort)";
+      hang_text_ = why.str();
+      aborted_ = true;
+      c_.abort();  // under mu_: begin() sees aborted_ before any later call could read the comm
+      return;
+    }
+  }
+
+  Nccl::Comm& c_;
+  const Clock::time_point abort_at_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false, in_flight_ = false, aborted_ = false;
+  std::string what_;
+  std::string hang_text_;
+  Clock::time_point since_;
+  std::thread thread_;
+};
 
 class NcclBackend final : public sweep::Backend {
  public:
-  NcclBackend(const CudaDriver& d, const Nccl::Comm& c, std::optional<sweep::Corruption> corrupt)
-      : d_(d), c_(c), stream_(d), corrupt_(corrupt) {}
+  NcclBackend(const CudaDriver& d, Nccl::Comm& c, std::optional<sweep::Corruption> corrupt, Clock::time_point abort_at)
+      : d_(d), c_(c), stream_(d), corrupt_(corrupt), guard_(c, abort_at) {}
+
+  bool aborted() const { return guard_.aborted(); }
 
   std::string dtype() const override { return "float"; }
   std::size_t type_size() const override { return sizeof(float); }
@@ -51,7 +135,19 @@ class NcclBackend final : public sweep::Backend {
     upload(send_->ptr(), l.counts.send);
   }
 
+  // The operation is in flight from its launch until synchronize returns.
   void launch(const Line& l) override {
+    guard_.begin(sweep::to_string(l.coll));
+    try {
+      launch_unguarded(l);
+    } catch (const std::exception&) {
+      guard_.rethrow_if_aborted();
+      throw;
+    }
+    guard_.rethrow_if_aborted();
+  }
+
+  void launch_unguarded(const Line& l) {
     const std::size_t n = l.counts.count;
     float* s = as_float(send_->ptr());
     float* r = as_float(recv_->ptr());
@@ -84,8 +180,12 @@ class NcclBackend final : public sweep::Backend {
   }
 
   void synchronize() override {
+    guard_.rethrow_if_aborted();
     stream_.synchronize();
-    if (auto e = c_.async_error(); !e.empty()) throw NcclError("NCCL asynchronous error: " + e);
+    guard_.rethrow_if_aborted();
+    std::string e = c_.async_error();
+    guard_.end();
+    if (!e.empty()) throw NcclError("NCCL asynchronous error: " + e);
   }
 
   std::uint64_t check(const Line& l) override {
@@ -121,6 +221,7 @@ class NcclBackend final : public sweep::Backend {
   const Nccl::Comm& c_;
   Stream stream_;
   std::optional<sweep::Corruption> corrupt_;
+  AbortGuard guard_;
   std::unique_ptr<DeviceBuffer> send_, recv_;
   std::size_t send_bytes_ = 0, recv_bytes_ = 0;
   std::vector<float> host_;
@@ -128,9 +229,15 @@ class NcclBackend final : public sweep::Backend {
 
 }  // namespace
 
-std::unique_ptr<sweep::Backend> make_nccl_backend(const CudaDriver& d, const Nccl::Comm& comm,
-                                                  std::optional<sweep::Corruption> corrupt) {
-  return std::make_unique<NcclBackend>(d, comm, corrupt);
+std::unique_ptr<sweep::Backend> make_nccl_backend(const CudaDriver& d, Nccl::Comm& comm,
+                                                  std::optional<sweep::Corruption> corrupt,
+                                                  Clock::time_point abort_at) {
+  return std::make_unique<NcclBackend>(d, comm, corrupt, abort_at);
+}
+
+bool nccl_backend_aborted(const sweep::Backend& b) {
+  const auto* nb = dynamic_cast<const NcclBackend*>(&b);
+  return nb && nb->aborted();
 }
 
 }  // namespace ga::gpu

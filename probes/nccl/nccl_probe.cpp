@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "probes/gpu/memory_share.hpp"
 #include "probes/nccl/comm_split.hpp"
 #include "probes/vendor/cuda_driver.hpp"
 #include "probes/devices/gpu_assign.hpp"
@@ -36,6 +37,10 @@ constexpr std::uint64_t kDefaultMaxBytes = 8ull << 30;  // nccl-tests' usual -e 
 constexpr double kDefaultTimeShare = 0.8;
 
 constexpr double kDefaultMemoryFraction = 0.25;
+// An NCCL operation still running this long before the probe's deadline has its communicator
+// aborted, so that the ranks waiting in it leave the probe and the watchdog (which fires at the
+// deadline) finds only the stuck rank still inside.
+constexpr double kDefaultAbortMargin = 3.0;
 constexpr int kDefaultMinRanks = 2;
 
 sweep::SweepConfig default_sweep() {
@@ -56,9 +61,13 @@ std::vector<ParamDecl> param_decls() {
        "nccl.wrong = 1"},
       {"scopes", ParamType::list, nlohmann::json::array({"intra-host", "inter-host", "cluster"}), {}, {}, {},
        "the scopes swept, a list of: intra-host (each host's GPUs), inter-host (one GPU per host per rail), cluster"},
+      {"abort_margin_s", ParamType::number, kDefaultAbortMargin, 0.5, {}, {},
+       "seconds before the probe's deadline at which an NCCL operation still running is aborted (ncclCommAbort); "
+       "the ranks waiting in it then leave the probe and the watchdog names the rank that never entered"},
       {"min_ranks", ParamType::integer, kDefaultMinRanks, 1, {}, {}, "a scope with fewer ranks is not measured"},
       {"memory_fraction", ParamType::number, kDefaultMemoryFraction, 0, 1, {},
-       "share of the tightest GPU's free memory the largest line may take, in (0, 1)"},
+       "share of memory the largest line's buffers may take, in (0, 1): of the GPU's free memory (send and "
+       "receive buffers) and of the host's MemAvailable divided among its ranks (the host copy), on the tightest rank"},
       {"min_cuda_driver", ParamType::integer, kMinCudaDriverVersion, 0, {}, {},
        "oldest CUDA driver API version accepted (12000 = 12.0)"},
       {"cuda_library", ParamType::string, nullptr, {}, {}, {},
@@ -101,6 +110,8 @@ struct RankState {
   const MatchedGpu* gpu = nullptr;
   std::size_t local_gpu_pos = 0;        // position among this host's assigned GPUs (the rail)
   std::size_t free_bytes = 0;
+  MemoryShare memory;                   // what the sizes are chosen from
+  std::uint64_t max_bytes = 0;          // the largest line chosen
   bool multicast = false;
   double nic_gbps = 0;                  // the rate of the GPU's nearest NIC (topology), 0 unknown
 };
@@ -146,6 +157,7 @@ class NcclProbe final : public Probe {
     std::vector<Scope> scopes{Scope::intra_host, Scope::inter_host, Scope::cluster};
     double share = kDefaultTimeShare, mem_fraction = kDefaultMemoryFraction;
     int min_ranks = kDefaultMinRanks;
+    double abort_margin = kDefaultAbortMargin;
     bool user_max = ctx.params.contains("max_bytes");
     try {
       base = sweep::sweep_config_from_params(ctx.params, default_sweep());
@@ -153,6 +165,7 @@ class NcclProbe final : public Probe {
       share = ctx.params.value("time_share", kDefaultTimeShare);
       mem_fraction = ctx.params.value("memory_fraction", kDefaultMemoryFraction);
       min_ranks = ctx.params.value("min_ranks", kDefaultMinRanks);
+      abort_margin = ctx.params.value("abort_margin_s", kDefaultAbortMargin);
       if (!(share > 0 && share <= 1) || !(mem_fraction > 0 && mem_fraction < 1) || min_ranks < 1)
         throw std::invalid_argument("time_share and memory_fraction must be in (0, 1], min_ranks >= 1");
       if (ctx.params.contains("scopes")) {
@@ -188,8 +201,13 @@ class NcclProbe final : public Probe {
     st.nic_gbps = nearest_nic_gbps(ctx, st);
     if (ctx.local_rank == 0 && st.outcome.status != ProbeStatus::skipped) record_stack(ctx, out, st);
 
-    // Sizes: capped by free GPU memory on the tightest rank (send + receive buffers).
-    const double cap = ctx.comm.allreduce_min(st.usable ? double(st.free_bytes) * mem_fraction : 1e30);
+    // Sizes: the largest line's send + receive buffers within the device share, its host copy
+    // (fill and check) within the host share, on the tightest rank. A user's max_bytes above it
+    // is lowered too: the OOM killer would otherwise end the run without a report.
+    st.memory = {st.free_bytes, host_mem_available(), ctx.local_size, mem_fraction};
+    const double mine_cap = st.usable ? std::min(double(st.memory.device_bytes()) / 2, double(st.memory.host_bytes())) : 1e30;
+    const double cap = ctx.comm.allreduce_min(mine_cap);
+    const std::uint64_t asked_max = base.sizes.max_bytes;
     if (!user_max || base.sizes.max_bytes > cap) {
       std::uint64_t m = base.sizes.min_bytes;
       while (double(m) * base.sizes.step_factor <= std::min(cap, double(base.sizes.max_bytes)))
@@ -198,6 +216,10 @@ class NcclProbe final : public Probe {
     }
 
     std::vector<std::string> notes, problems;
+    if (base.sizes.max_bytes < asked_max && ctx.rank == 0)
+      notes.push_back("lines up to " + std::to_string(base.sizes.max_bytes) + " B (asked " + std::to_string(asked_max) +
+                      "): memory_fraction " + std::to_string(mem_fraction) + " of the tightest rank's memory");
+    st.max_bytes = base.sizes.max_bytes;
     if (st.outcome.status == ProbeStatus::failed) problems.push_back(st.outcome.reason);
     else if (!st.outcome.reason.empty()) notes.push_back(st.outcome.reason);
     const int hosts_with_gpu = static_cast<int>(ctx.comm.allreduce_sum(st.usable && st.local_gpu_pos == 0 ? 1 : 0));
@@ -212,7 +234,14 @@ class NcclProbe final : public Probe {
         continue;
       }
       const double left = ctx.seconds_left() * share / double(scopes.size() - si);
-      run_scope(ctx, out, st, sc, base, corrupt, left, min_ranks, notes, problems);
+      const auto abort_at = ctx.deadline - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double>(abort_margin));
+      if (run_scope(ctx, out, st, sc, base, corrupt, left, abort_at, min_ranks, notes, problems) == ScopeEnd::aborted) {
+        // The ranks of this scope leave the probe now: a later scope's set-up is collective over
+        // every rank, and the one that never entered would hold them there too.
+        if (scopes.size() - si > 1) problems.push_back("the scopes after " + std::string(scope_name(sc)) + " not run");
+        break;
+      }
     }
     if (!problems.empty()) return Outcome::failed(join(problems));
     if (st.outcome.status == ProbeStatus::skipped) return st.outcome;
@@ -298,9 +327,12 @@ class NcclProbe final : public Probe {
     out.text(host, "nccl.env", all.empty() ? "none" : all, {{"vars", vars}});
   }
 
-  void run_scope(ProbeContext& ctx, SampleSink& out, RankState& st, Scope sc, sweep::SweepConfig cfg,
-                 const std::optional<sweep::Corruption>& corrupt, double seconds, int min_ranks,
-                 std::vector<std::string>& notes, std::vector<std::string>& problems) {
+  enum class ScopeEnd { done, aborted };
+
+  ScopeEnd run_scope(ProbeContext& ctx, SampleSink& out, RankState& st, Scope sc, sweep::SweepConfig cfg,
+                     const std::optional<sweep::Corruption>& corrupt, double seconds,
+                     std::chrono::steady_clock::time_point abort_at, int min_ranks,
+                     std::vector<std::string>& notes, std::vector<std::string>& problems) {
     int color = -1;
     if (st.usable) {
       switch (sc) {
@@ -310,11 +342,11 @@ class NcclProbe final : public Probe {
       }
     }
     auto sub = split_comm(ctx.comm, color, ctx.rank);
-    if (!sub) return;
+    if (!sub) return ScopeEnd::done;
     const std::string name = scope_name(sc);
     if (sub->size() < min_ranks) {
       if (sub->rank() == 0) notes.push_back(std::string(name) + ": " + std::to_string(sub->size()) + " GPU(s), nothing to measure");
-      return;
+      return ScopeEnd::done;
     }
     // Set-up: ranks start together; each times its own ncclCommInitRank.
     const Nccl& nccl = *st.nccl;
@@ -331,7 +363,7 @@ class NcclProbe final : public Probe {
     id = sub->broadcast(err.empty() ? "ok" + id : "er" + err, 0);
     if (id.rfind("er", 0) == 0) {
       problems.push_back(name + ": " + id.substr(2));
-      return;
+      return ScopeEnd::done;
     }
     NcclUniqueId uid{};
     std::copy(id.begin() + 2, id.begin() + 2 + std::min<std::size_t>(uid.size(), id.size() - 2), uid.begin());
@@ -348,13 +380,20 @@ class NcclProbe final : public Probe {
     const std::string scope_place = sc == Scope::intra_host ? place::host(ctx.hostname) : std::string(place::cluster());
     nlohmann::json sp = {{"scope", name}, {"ranks", sub->size()}};
     if (sc == Scope::inter_host) sp["rail"] = st.local_gpu_pos;
-    if (comm) out.value(gpu_place, "nccl.init_time", init, unit::seconds, sp);
+    if (comm) {
+      // Where this rank's sizes came from: its memory, its share, and the largest line chosen.
+      nlohmann::json ip = sp;
+      const nlohmann::json mem = st.memory.params();  // a named object: items() of a temporary dangles
+      for (const auto& [k, v] : mem.items()) ip[k] = v;
+      ip["max_bytes"] = st.max_bytes;
+      out.value(gpu_place, "nccl.init_time", init, unit::seconds, ip);
+    }
     const double slowest = sub->allreduce_max(comm ? init : 0);
     if (sub->allreduce_max(comm ? 0 : 1) > 0) {
       // NCCL's own init is collective: a failure on one rank usually fails them all.
       problems.push_back(name + ": " + (err.empty() ? "ncclCommInitRank failed on another rank" : err));
       if (comm) comm->abort();
-      return;
+      return ScopeEnd::done;
     }
     if (sub->rank() == 0) out.value(scope_place, "nccl.init_time_slowest", slowest, unit::seconds, sp);
 
@@ -373,12 +412,14 @@ class NcclProbe final : public Probe {
     cfg.extra_params = sp;
     cfg.deadline = std::chrono::steady_clock::now() +
                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(std::max(0.0, seconds)));
-    auto backend = make_nccl_backend(*st.access->driver, *comm, corrupt);
+    auto backend = make_nccl_backend(*st.access->driver, *comm, corrupt, abort_at);
     const auto res = sweep::run_sweep(*sub, *backend, cfg, &out);
     if (!res.error.empty()) {
       problems.push_back(name + ": " + res.error);
-      comm->abort();
-      return;
+      const bool hung = nccl_backend_aborted(*backend);
+      backend.reset();  // its guard first: it may hold the communicator
+      comm->abort();    // a no-op after the guard's abort
+      return hung ? ScopeEnd::aborted : ScopeEnd::done;
     }
     if (!res.not_run.empty() && sub->rank() == 0)
       notes.push_back(name + ": " + std::to_string(res.not_run.size()) + " line(s) not run for lack of time, from " + res.not_run.front());
@@ -391,11 +432,11 @@ class NcclProbe final : public Probe {
     const double nvlink = sub->allreduce_min(spec && spec->nvlink_bytes_per_s > 0 ? spec->nvlink_bytes_per_s : 0);
     const double nic = sub->allreduce_min(st.nic_gbps) * 1e9 / 8;
     const double theory = sc == Scope::intra_host ? nvlink : (ctx.host_count > 1 ? nic : nvlink);
-    if (sub->rank() != 0) return;
+    if (sub->rank() != 0) return ScopeEnd::done;
     if (!res.lines.empty()) out.value(scope_place, "nccl.avg_busbw", sweep::average_busbw(res.lines), unit::bytes_per_second, sp);
     if (theory <= 0) {
       notes.push_back(name + ": no theoretical bandwidth (GPU model or NIC rate unknown)");
-      return;
+      return ScopeEnd::done;
     }
     // The largest line of each collective and placement holds the peak, as nccl-tests reads it.
     std::map<std::pair<int, bool>, const sweep::LineResult*> peak;
@@ -412,6 +453,7 @@ class NcclProbe final : public Probe {
       out.value(scope_place, "nccl.busbw_theoretical", theory, unit::bytes_per_second, p);
       out.value(scope_place, "nccl.busbw_of_theory", 100.0 * l->busbw / theory, unit::percent, p);
     }
+    return ScopeEnd::done;
   }
 };
 

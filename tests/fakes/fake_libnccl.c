@@ -27,6 +27,19 @@
  *   failures   a peer that died or called ncclCommAbort closes its sockets: the collective
  *              fails at once (ncclSystemError, ncclGetLastError names the peer); one that
  *              never enters the collective fails it after 60 s without progress.
+ *              ncclCommAbort may come from another thread while a collective of the
+ *              communicator runs (a watchdog's abort): it shuts the sockets down, so that
+ *              collective fails at once ("communicator aborted"), waits for it to leave, then
+ *              frees the communicator.
+ *   hook       GA_FAKE_NCCL_NEVER_ENTER=WHO[@N] (tests only): the process WHO names never enters
+ *              its N-th collective on a communicator of several ranks (default the first; each
+ *              ncclAllReduce/AllGather/ReduceScatter/Broadcast/Reduce, ncclGroupEnd of a group
+ *              of sends and receives, or ungrouped send or receive counts one): the call blocks
+ *              for good without touching its sockets, even through ncclCommAbort, as a rank
+ *              stuck outside NCCL (a hung GPU, a host thread stuck elsewhere) would, while its
+ *              peers wait inside the collective. WHO is `rank:R`, the launcher's rank
+ *              (OMPI_COMM_WORLD_RANK, PMIX_RANK or SLURM_PROCID), or a hostname (every process
+ *              of that host).
  *   dtypes     every NCCL type is moved; sum, prod, max and min reduce the integer types,
  *              float32 and float64 (ncclFloat16/ncclBfloat16 reductions: ncclInvalidArgument).
  * FAKE_NCCL_WRONG: all_reduce changes element 0 of the result (a float gains 1, other types
@@ -86,8 +99,10 @@ struct comm {
   int* fd;                 /* fd[peer * rails + r]; -1 for self */
   struct rank_info* info;  /* everyone's */
   char last_error[256];
+  int aborted;             /* ncclCommAbort was called (__atomic) */
+  int busy;                /* collectives running on it now (__atomic) */
 };
-static struct comm g_one = {0, 1, 1, 0, NULL, NULL, ""};
+static struct comm g_one = {0, 1, 1, 0, NULL, NULL, "", 0, 0};
 
 static __thread char g_last_error[256];
 
@@ -467,8 +482,58 @@ int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
   return kSuccess;
 }
 int ncclCommDestroy(void* c) { release(c); return 0; }
-/* Closing the sockets is what the peers see: their collectives fail at once. */
-int ncclCommAbort(void* c) { release(c); return 0; }
+/* Closing the sockets is what the peers see: their collectives fail at once. The abort may
+ * come from another thread while a collective runs on c: shut the sockets down (the collective
+ * then fails at once), wait until it has left, then free. */
+int ncclCommAbort(void* p) {
+  struct comm* c = p;
+  if (!c || c == &g_one) return 0;
+  __atomic_store_n(&c->aborted, 1, __ATOMIC_SEQ_CST);
+  for (int i = 0; c->fd && i < c->n * c->rails; ++i)
+    if (c->fd[i] >= 0) shutdown(c->fd[i], SHUT_RDWR);
+  info("comm %p rank %d nranks %d - Abort", (void*)c, c->rank, c->n);
+  while (__atomic_load_n(&c->busy, __ATOMIC_SEQ_CST) > 0) usleep(1000);
+  release(c);
+  return 0;
+}
+
+/* The test hook GA_FAKE_NCCL_NEVER_ENTER (see the top of this file). */
+static int g_calls;  /* collectives this process entered on communicators of several ranks */
+static int never_enters_now(void) {
+  const char* spec = getenv("GA_FAKE_NCCL_NEVER_ENTER");
+  if (!spec || !*spec) return 0;
+  char who[256];
+  snprintf(who, sizeof who, "%s", spec);
+  int nth = 1;
+  char* at = strchr(who, '@');
+  if (at) { *at = 0; nth = atoi(at + 1); }
+  if (__atomic_add_fetch(&g_calls, 1, __ATOMIC_SEQ_CST) != nth) return 0;
+  if (!strncmp(who, "rank:", 5)) {
+    const char* r = getenv("OMPI_COMM_WORLD_RANK");
+    if (!r) r = getenv("PMIX_RANK");
+    if (!r) r = getenv("SLURM_PROCID");
+    return r && atoi(r) == atoi(who + 5);
+  }
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  char* dot = strchr(host, '.');
+  if (dot) *dot = 0;
+  return !strcmp(host, who);
+}
+/* Every collective on a communicator of several ranks enters and leaves through these. */
+static int enter(struct comm* c) {
+  if (never_enters_now()) {
+    info("GA_FAKE_NCCL_NEVER_ENTER: rank %d of comm %p never enters this collective", c->rank, (void*)c);
+    for (;;) sleep(3600);
+  }
+  __atomic_add_fetch(&c->busy, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&c->aborted, __ATOMIC_SEQ_CST)) {
+    __atomic_sub_fetch(&c->busy, 1, __ATOMIC_SEQ_CST);
+    return set_error("communicator aborted (ncclCommAbort)");
+  }
+  return kSuccess;
+}
+static void leave(struct comm* c) { __atomic_sub_fetch(&c->busy, 1, __ATOMIC_SEQ_CST); }
 int ncclCommGetAsyncError(void* c, int* e) { (void)c; *e = 0; return 0; }
 const char* ncclGetErrorString(int r) {
   return r == kSystemError ? "unhandled system error" : r == kInvalidArgument ? "invalid argument" : "fake error";
@@ -545,6 +610,7 @@ static int plan_run(struct plan* p, const struct comm* c) {
                           : recv(x->fd, x->buf + x->done, x->len - x->done, 0);
       if (m > 0) { x->done += (size_t)m; moved = 1; continue; }
       if (m < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+      if (__atomic_load_n(&c->aborted, __ATOMIC_SEQ_CST)) { e = set_error("communicator aborted (ncclCommAbort)"); break; }
       e = set_error("%s %s: %s", x->send ? "send to" : "receive from", peer_text(c, x->peer),
                     m == 0 ? "connection closed by the peer (it died or aborted)" : strerror(errno));
     }
@@ -643,7 +709,7 @@ static int ring_all_gather(char* buf, size_t count, size_t es, const struct comm
   return e;
 }
 
-int ncclAllReduce(const void* s, void* r, size_t n, int t, int op, void* c, void* st) {
+static int do_AllReduce(const void* s, void* r, size_t n, int t, int op, void* c, void* st) {
   (void)st;
   int e = kSuccess;
   if (many(c)) {
@@ -662,7 +728,7 @@ int ncclAllReduce(const void* s, void* r, size_t n, int t, int op, void* c, void
   return e;
 }
 /* n elements from each rank; r holds n x nranks, rank k's at block k. */
-int ncclAllGather(const void* s, void* r, size_t n, int t, void* c, void* st) {
+static int do_AllGather(const void* s, void* r, size_t n, int t, void* c, void* st) {
   (void)st;
   if (!type_size(t)) return kInvalidArgument;
   if (!many(c)) { copy(s, r, n * type_size(t)); return 0; }
@@ -672,7 +738,7 @@ int ncclAllGather(const void* s, void* r, size_t n, int t, void* c, void* st) {
   return ring_all_gather(r, n * (size_t)k->n, es, k, 0);
 }
 /* s holds n x nranks elements; rank k gets block k of the reduction in r (n elements). */
-int ncclReduceScatter(const void* s, void* r, size_t n, int t, int op, void* c, void* st) {
+static int do_ReduceScatter(const void* s, void* r, size_t n, int t, int op, void* c, void* st) {
   (void)st;
   if (!type_size(t)) return kInvalidArgument;
   if (!many(c)) { copy(s, r, n * type_size(t)); return 0; }
@@ -688,7 +754,7 @@ int ncclReduceScatter(const void* s, void* r, size_t n, int t, int op, void* c, 
   return e;
 }
 /* Along the ring from the root, slice by slice: receive from the previous rank, pass on. */
-int ncclBroadcast(const void* s, void* r, size_t n, int t, int root, void* c, void* st) {
+static int do_Broadcast(const void* s, void* r, size_t n, int t, int root, void* c, void* st) {
   (void)st;
   if (!type_size(t)) return kInvalidArgument;
   if (!many(c)) { copy(s, r, n * type_size(t)); return 0; }
@@ -708,7 +774,7 @@ int ncclBroadcast(const void* s, void* r, size_t n, int t, int root, void* c, vo
   return e;
 }
 /* Along the ring to the root: the rank after the root starts, each adds its own and passes on. */
-int ncclReduce(const void* s, void* r, size_t n, int t, int op, int root, void* c, void* st) {
+static int do_Reduce(const void* s, void* r, size_t n, int t, int op, int root, void* c, void* st) {
   (void)st;
   if (!type_size(t)) return kInvalidArgument;
   if (!many(c)) { copy(s, r, n * type_size(t)); return 0; }
@@ -736,8 +802,25 @@ int ncclReduce(const void* s, void* r, size_t n, int t, int op, int root, void* 
   return e;
 }
 
-/* send/recv: queued inside a group, moved together at ncclGroupEnd (or at once outside one). */
 static struct plan g_group_plan;
+/* The public collectives: the hook, then the work, counted as running on the communicator. */
+#define GUARDED(call, c)                                  \
+  do {                                                    \
+    if (!many(c)) return call;                            \
+    int e_ = enter((struct comm*)(c));                    \
+    if (e_ != kSuccess) return e_;                        \
+    e_ = call;                                            \
+    leave((struct comm*)(c));                             \
+    return e_;                                            \
+  } while (0)
+int ncclAllReduce(const void* s, void* r, size_t n, int t, int op, void* c, void* st) { GUARDED(do_AllReduce(s, r, n, t, op, c, st), c); }
+int ncclAllGather(const void* s, void* r, size_t n, int t, void* c, void* st) { GUARDED(do_AllGather(s, r, n, t, c, st), c); }
+int ncclReduceScatter(const void* s, void* r, size_t n, int t, int op, void* c, void* st) { GUARDED(do_ReduceScatter(s, r, n, t, op, c, st), c); }
+int ncclBroadcast(const void* s, void* r, size_t n, int t, int root, void* c, void* st) { GUARDED(do_Broadcast(s, r, n, t, root, c, st), c); }
+int ncclReduce(const void* s, void* r, size_t n, int t, int op, int root, void* c, void* st) { GUARDED(do_Reduce(s, r, n, t, op, root, c, st), c); }
+static int run_group_plan(const struct comm* k) { GUARDED(plan_run(&g_group_plan, k), k); }
+
+/* send/recv: queued inside a group, moved together at ncclGroupEnd (or at once outside one). */
 static const struct comm* g_group_comm;
 static int g_group, g_group_error;
 
@@ -749,7 +832,7 @@ static int p2p(const void* buf, size_t n, int t, int peer, void* c, int send) {
   g_group_comm = k;
   if (plan_peer(&g_group_plan, k, peer, send, buf, n * type_size(t))) g_group_error = kSystemError;
   if (g_group) return 0;
-  int e = g_group_error ? g_group_error : plan_run(&g_group_plan, k);
+  int e = g_group_error ? g_group_error : run_group_plan(k);
   g_group_comm = NULL;
   g_group_error = 0;
   g_group_plan.n = 0;
@@ -762,7 +845,7 @@ int ncclGroupEnd(void) {
   if (g_group <= 0) return kInvalidArgument;
   if (--g_group) return 0;
   int e = g_group_error;
-  if (!e && g_group_comm) e = plan_run(&g_group_plan, g_group_comm);
+  if (!e && g_group_comm) e = run_group_plan(g_group_comm);
   g_group_comm = NULL;
   g_group_error = 0;
   g_group_plan.n = 0;

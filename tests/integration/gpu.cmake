@@ -49,3 +49,10 @@ ga_integration_test(gpu.nccl_ring_bytes gpu_nccl_bytes.sh TIMEOUT 120 SERIAL
 # faults (GA_FAKE_GPU_FAULTS) each named at its GPU.
 ga_integration_test(gpu.cluster_fakes gpu_cluster_fakes.sh TIMEOUT 420 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
+# A hang or a death inside NCCL at 4 fake hosts x 2 ranks: a rank that never enters a
+# collective (named, exit 3, within the deadline), a peer killed mid-collective (named), rank 0
+# killed mid-run (the deputy writes the report, naming rank 0).
+foreach(mode never_enter kill_peer kill_rank0)
+  ga_integration_test(gpu.nccl_${mode} gpu_nccl_hang.sh TIMEOUT 150 SERIAL
+    ARGS ${mode} $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
+endforeach()
