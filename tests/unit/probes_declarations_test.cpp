@@ -148,9 +148,9 @@ TEST(ProbeDeclarations, BothSweepProbesDeclareEverySweepKeyAlike) {
   for (const auto& d : coll.params)
     if (!keys.count(d.name)) EXPECT_TRUE(d.name == "time_share" || d.name == "corrupt") << d.name;
   for (const char* own : {"time_share", "corrupt", "scopes", "min_ranks", "memory_fraction", "min_cuda_driver",
-                          "cuda_library", "nccl_library", "nvml_library", "cublas_library"})
+                          "cuda_library", "nccl_library", "nvml_library", "cublas_library", "abort_margin_s"})
     EXPECT_TRUE(param(nccl, own)) << own;
-  EXPECT_EQ(nccl.params.size(), keys.size() + 10);
+  EXPECT_EQ(nccl.params.size(), keys.size() + 11);
   EXPECT_EQ(coll.params.size(), keys.size() + 2);
   // The sweep's own defaults are the declared ones where the probe does not change them.
   const sweep::SweepConfig d;
