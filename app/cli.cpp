@@ -12,7 +12,7 @@ namespace ga::app {
 
 namespace {
 
-constexpr std::array<const char*, 4> kCommands = {"run", "judge", "topo", "list"};
+constexpr std::array<const char*, 6> kCommands = {"run", "judge", "topo", "list", "drain", "undrain"};
 
 bool is_command(const std::string& word) {
   return std::any_of(kCommands.begin(), kCommands.end(), [&](const char* c) { return word == c; });
@@ -154,6 +154,28 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   list->add_flag("--criteria", cl.list.criteria,
                  "The built-in criteria as YAML: what --criteria FILE replaces, a contract's starting point");
 
+  CLI::App* drain = app.add_subcommand(
+      "drain", "Print the scontrol lines that drain a run's node-fault hosts (bad-hosts.txt); run them with --apply");
+  drain->add_option("DIR", cl.drain.dir, "The run directory")->type_name("")->required();
+  drain->add_flag("--apply", cl.drain.apply, "Run the scontrol lines (needs Slurm's admin rights)");
+  drain->add_flag("--force", cl.drain.force, "Drain even more than --max-share of the run's hosts");
+  drain->add_option("--max-share", cl.drain.max_share,
+                    "With --apply, refuse to drain more than this share of the judged hosts")
+      ->type_name("FRACTION")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  drain->footer("Only node faults are drained, never a tool error or inconclusive evidence.\n"
+                "exit codes: 0 nothing to drain, 1 lines printed (and run with --apply), 2 bad usage, no\n"
+                "            bad-hosts.txt, or the circuit breaker refused, 5 scontrol failed");
+
+  CLI::App* undrain = app.add_subcommand(
+      "undrain", "Print the scontrol lines that resume hosts gpuaccept drained and that passed in a run; --apply runs them");
+  undrain->add_option("DIR", cl.undrain.dir, "The run directory")->type_name("")->required();
+  undrain->add_flag("--apply", cl.undrain.apply, "Run the scontrol lines");
+  undrain->footer("A node drained for another reason (not \"gpuaccept: ...\") keeps its state and reason.\n"
+                  "exit codes: 0 nothing to resume, 1 lines printed (and run with --apply), 2 bad usage or no\n"
+                  "            bad-hosts.txt, 5 sinfo or scontrol failed");
+
   // After the subcommands, which copy the help flag and the footer from here when created.
   app.set_help_flag("-h,--help", "Print this help and exit (also: gpuaccept help [COMMAND])");
   app.set_version_flag("--version", [] { return version_text(); },
@@ -162,7 +184,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
 
   // Unknown options and extra arguments stay in the subcommand's remaining(), so the message
   // can say which command did not take them.
-  for (CLI::App* s : {run, judge, topo, list}) s->allow_extras();
+  for (CLI::App* s : {run, judge, topo, list, drain, undrain}) s->allow_extras();
   CLI::App* sub = command.empty() ? nullptr : app.get_subcommand(command);
 
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
@@ -177,6 +199,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     return cl;
   } catch (const CLI::RequiredError& e) {
     if (sub == judge) return usage_error(command, "judge needs the run directory: gpuaccept judge DIR [--criteria FILE]");
+    if (sub == drain) return usage_error(command, "drain needs the run directory: gpuaccept drain DIR [--apply]");
+    if (sub == undrain) return usage_error(command, "undrain needs the run directory: gpuaccept undrain DIR [--apply]");
     return usage_error(command, message_of(e, sub));
   } catch (const CLI::ParseError& e) {
     return usage_error(command, message_of(e, sub));
@@ -194,6 +218,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   if (sub == run) cl.action = CommandLine::Action::run;
   else if (sub == judge) cl.action = CommandLine::Action::judge;
   else if (sub == topo) cl.action = CommandLine::Action::topo;
+  else if (sub == drain) cl.action = CommandLine::Action::drain;
+  else if (sub == undrain) cl.action = CommandLine::Action::undrain;
   else cl.action = CommandLine::Action::list;
   return cl;
 }

@@ -39,7 +39,24 @@ struct ListOptions {
   bool criteria = false;                // --criteria: the built-in criteria file, verbatim
 };
 
+struct DrainOptions {
+  std::string dir;
+  bool apply = false;                   // run the scontrol lines, not only print them
+  bool force = false;                   // past the circuit breaker
+  double max_share = 0.5;               // --apply refuses to drain more of the judged hosts than this
+};
+
+struct UndrainOptions {
+  std::string dir;
+  bool apply = false;
+};
+
 int run_command(const RunOptions&, int* argc, char*** argv);
+// Print (and with --apply run) the scontrol lines that drain DIR's node-fault hosts, or resume
+// the hosts gpuaccept drained that passed in DIR: 0 nothing to do, 1 lines printed (and run),
+// 2 bad usage, no bad-hosts.txt, or the circuit breaker refused, 5 scontrol/sinfo failed.
+int drain_command(const DrainOptions&);
+int undrain_command(const UndrainOptions&);
 int judge_command(const JudgeOptions&);
 int topo_command(const TopoOptions&);
 int list_command(const ListOptions&);

@@ -59,7 +59,7 @@ void write_report_junit(const Report&, std::ostream&);
 
 // Values print through base::format_quantity (base/quantity.hpp), as the judge's reasons do.
 
-// Writes report.json, report.md, report.html and report.junit.xml into dir (each atomically:
+// Writes report.json, report.md, report.html, report.junit.xml and bad-hosts.txt (reports/bad_hosts.hpp) into dir (each atomically:
 // temp file + fsync + rename + fsync of the directory, base/file_io.hpp).
 void write_report_files(const Report&, const std::string& dir);
 

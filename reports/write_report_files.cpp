@@ -1,4 +1,4 @@
-// Writes report.json, report.md, report.html and report.junit.xml so that a reader (or a
+// Writes report.json, report.md, report.html, report.junit.xml and bad-hosts.txt so that a reader (or a
 // crash) never sees half a file: each is written through base::write_file_atomic (a temp file
 // in the same directory, fsync'd, renamed over the final name, the directory fsync'd so the
 // rename itself survives a power loss). A failure leaves the old file and no temp file.
@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/file_io.hpp"
+#include "reports/bad_hosts.hpp"
 #include "reports/report.hpp"
 
 namespace ga {
@@ -33,6 +34,7 @@ void write_report_files(const Report& r, const std::string& dir) {
     base::write_file_atomic(dir + "/report.md", report_to_markdown(r));
     base::write_file_atomic(dir + "/report.html", report_to_html(r));
     base::write_file_atomic(dir + "/report.junit.xml", [&](std::ostream& out) { write_report_junit(r, out); });
+    base::write_file_atomic(dir + "/bad-hosts.txt", bad_hosts_text(bad_hosts(r)));
   } catch (...) {
     others_failed = std::current_exception();
   }

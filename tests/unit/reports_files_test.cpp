@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "reports/bad_hosts.hpp"
 #include "reports/report.hpp"
 #include "reports_fixture.hpp"
 #include "scratch_dir.hpp"
@@ -14,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kAllFiles = {"report.html", "report.json", "report.junit.xml", "report.md"};
+const std::vector<std::string> kAllFiles = {"bad-hosts.txt", "report.html", "report.json", "report.junit.xml", "report.md"};
 
 std::vector<std::string> entries(const fs::path& dir) {
   std::vector<std::string> names;
@@ -35,6 +36,7 @@ TEST(ReportsFiles, WritesBothFilesAndNoTempFile) {
   EXPECT_EQ(test::read_file((tmp.p / "report.md").string()), report_to_markdown(r));
   EXPECT_EQ(test::read_file((tmp.p / "report.html").string()), report_to_html(r));
   EXPECT_EQ(test::read_file((tmp.p / "report.junit.xml").string()), report_to_junit(r));
+  EXPECT_EQ(test::read_file((tmp.p / "bad-hosts.txt").string()), bad_hosts_text(bad_hosts(r)));
   auto perms = fs::status(tmp.p / "report.json").permissions();
   EXPECT_NE(perms & fs::perms::others_read, fs::perms::none);
 

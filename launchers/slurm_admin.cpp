@@ -1,0 +1,89 @@
+#include "launchers/slurm_admin.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
+namespace ga::launch {
+
+namespace {
+
+bool plain(const std::string& w) {
+  return !w.empty() && std::all_of(w.begin(), w.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("_./:=,@%+-").find(char(c)) != std::string_view::npos;
+  });
+}
+
+// Double quotes for a value people read (reason="..."): only \ " $ ` need a backslash there.
+std::string double_quoted(const std::string& v) {
+  std::string s = "\"";
+  for (char c : v) {
+    if (c == '\\' || c == '"' || c == '$' || c == '`') s += '\\';
+    s += c;
+  }
+  return s + "\"";
+}
+
+}  // namespace
+
+std::vector<std::string> scontrol_drain_argv(const std::string& node, const std::string& why) {
+  // Slurm keeps the reason as one line of text; quotes and newlines would only garble it.
+  std::string reason = std::string(kDrainReasonPrefix) + " " + why;
+  for (char& c : reason)
+    if (c == '"' || c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return {"scontrol", "update", "nodename=" + node, "state=drain", "reason=" + reason};
+}
+
+std::vector<std::string> scontrol_resume_argv(const std::string& node) {
+  return {"scontrol", "update", "nodename=" + node, "state=resume"};
+}
+
+std::vector<std::string> sinfo_nodes_argv() { return {"sinfo", "--noheader", "--Node", "--format=%N|%T|%E"}; }
+
+bool NodeState::drained() const {
+  std::string s = state;
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s.find("drain") != std::string::npos;
+}
+
+bool NodeState::drained_by_gpuaccept() const { return drained() && reason.rfind(kDrainReasonPrefix, 0) == 0; }
+
+std::vector<NodeState> parse_sinfo_nodes(const std::string& out) {
+  std::vector<NodeState> nodes;
+  std::set<std::string> seen;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto a = line.find('|');
+    if (a == std::string::npos) continue;
+    const auto b = line.find('|', a + 1);
+    NodeState n;
+    n.name = line.substr(0, a);
+    n.state = b == std::string::npos ? line.substr(a + 1) : line.substr(a + 1, b - a - 1);
+    n.reason = b == std::string::npos ? "" : line.substr(b + 1);
+    while (!n.name.empty() && std::isspace(static_cast<unsigned char>(n.name.back()))) n.name.pop_back();
+    if (!n.name.empty() && seen.insert(n.name).second) nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
+std::string shell_line(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& w : argv) {
+    if (!s.empty()) s += ' ';
+    if (plain(w)) {
+      s += w;
+      continue;
+    }
+    const auto eq = w.find('=');
+    if (eq != std::string::npos && eq > 0 && plain(w.substr(0, eq + 1))) {
+      s += w.substr(0, eq + 1) + double_quoted(w.substr(eq + 1));
+      continue;
+    }
+    s += double_quoted(w);
+  }
+  return s;
+}
+
+}  // namespace ga::launch

@@ -1,0 +1,47 @@
+// bad-hosts.txt: one line per host that did not pass, what an operator drains, fixes or
+// re-tests, and what `gpuaccept drain` and `undrain` read. Every run (and `gpuaccept judge`)
+// writes it, empty of hosts when all passed.
+//
+//   # gpuaccept bad hosts
+//   # run: <run id>                 (the Slurm job id, else the run's start time)
+//   # overall: FAIL
+//   # judged: h1,h2,...              (every host the run judged, natural order)
+//   # columns: host<TAB>outcome<TAB>criteria<TAB>evidence
+//   h3<TAB>node fault<TAB>gpu.pcie.gen_at_max,gpu.xid.none<TAB>gpu.pcie.gen_at_max at h3/gpu:0: ...
+//
+// outcome is the host's worst among its error-severity verdicts: "node fault" (drain it),
+// "tool error" (fix gpuaccept or its setup, never the node's fault), "inconclusive" (re-test,
+// never drain). A verdict on a link between two hosts counts for both ends; verdicts on the
+// cluster or on switch groups name no host and are only in the report. A rank lost from an
+// incomplete run makes its host inconclusive unless it has worse.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "reports/report.hpp"
+
+namespace ga {
+
+struct BadHost {
+  std::string host;
+  OutcomeClass outcome = OutcomeClass::none;
+  std::vector<std::string> criteria;  // the host's criteria of that outcome, first seen first, once each
+  std::string evidence;               // the first of them: "CRITERION at PLACE: reason"
+};
+
+struct BadHosts {
+  std::string run_id;
+  std::string overall;
+  std::vector<std::string> judged;    // natural order
+  std::vector<BadHost> hosts;         // natural order
+};
+
+BadHosts bad_hosts(const Report&);
+std::string bad_hosts_text(const BadHosts&);
+// The file back (gpuaccept drain/undrain). Throws std::runtime_error naming the line of
+// anything it cannot read.
+BadHosts parse_bad_hosts(const std::string& text, const std::string& name);
+// "node fault", "tool error", "inconclusive"
+const char* outcome_words(OutcomeClass);
+
+}  // namespace ga

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# bad-hosts.txt, `gpuaccept drain` and `undrain` (issue 13 items 3-4) on a real run, with
+# stand-ins for scontrol and sinfo on PATH that record what they were asked (the real
+# slurmctld test is tests/slurm). Only node faults are drained, never tool errors or
+# inconclusive hosts; the circuit breaker holds; undrain resumes only gpuaccept's drains.
+source "$(dirname "$0")/lib.sh"
+me=$(hostname -s)
+out=$GA_TMP/run
+ga_mpirun 2 run --suite quick --out "$out" >/dev/null 2>&1
+check "the run wrote bad-hosts.txt" test -s "$out/bad-hosts.txt"
+check "bad-hosts.txt judged this host" grep -q "^# judged: .*$me" "$out/bad-hosts.txt"
+
+# A contract this host cannot meet: it is a node fault, the one line of bad-hosts.txt.
+cat >"$GA_TMP/strict.yaml" <<'YAML'
+schema_version: 1
+criteria:
+  - name: contract.hostmem.floor
+    metric: hostmem.triad_bw
+    compare: ">="
+    value: 1.0e15
+YAML
+"$GA_BIN" judge "$out" --criteria "$GA_TMP/strict.yaml" >/dev/null 2>&1
+check "strict judge: this host is a node fault on the contract" \
+  grep -qP "^$me\tnode fault\tcontract.hostmem.floor\tcontract.hostmem.floor at $me/numa:" "$out/bad-hosts.txt"
+
+# Stand-ins: scontrol logs its argv, one line per call; sinfo prints $GA_TMP/sinfo.out.
+mkdir -p "$GA_TMP/bin"
+cat >"$GA_TMP/bin/scontrol" <<EOF2
+#!/usr/bin/env bash
+printf '%s|' "\$@" >>"$GA_TMP/scontrol.log"; echo >>"$GA_TMP/scontrol.log"
+EOF2
+cat >"$GA_TMP/bin/sinfo" <<EOF2
+#!/usr/bin/env bash
+cat "$GA_TMP/sinfo.out"
+EOF2
+chmod +x "$GA_TMP/bin/scontrol" "$GA_TMP/bin/sinfo"
+export PATH=$GA_TMP/bin:$PATH
+
+line=$("$GA_BIN" drain "$out" 2>/dev/null); rc=$?
+check "drain: exit 1, lines printed" [ $rc -eq 1 ]
+check "drain: the line drains this host with gpuaccept's reason" \
+  bash -c "[[ '$line' == 'scontrol update nodename=$me state=drain reason=\"gpuaccept: contract.hostmem.floor ('* ]]"
+check "drain without --apply runs nothing" test ! -e "$GA_TMP/scontrol.log"
+"$GA_BIN" drain "$out" --apply >/dev/null 2>"$GA_TMP/breaker.err"; rc=$?
+check "drain --apply of 1 host of 1: the circuit breaker refuses, exit 2" [ $rc -eq 2 ]
+check "the refusal says why" grep -q "refusing to drain 1 of 1 hosts" "$GA_TMP/breaker.err"
+check "the refusal ran nothing" test ! -e "$GA_TMP/scontrol.log"
+"$GA_BIN" drain "$out" --apply --force >/dev/null 2>&1; rc=$?
+check "drain --apply --force: exit 1" [ $rc -eq 1 ]
+check "scontrol was asked to drain this host, once" \
+  [ "$(grep -c "^update|nodename=$me|state=drain|reason=gpuaccept: contract.hostmem.floor" "$GA_TMP/scontrol.log")" = 1 ]
+
+# Tool errors and inconclusive hosts are never drained.
+mkdir -p "$GA_TMP/other"
+printf '# gpuaccept bad hosts: one line per host that did not pass (2 of 4)\n# run: t\n# overall: INCONCLUSIVE\n# judged: a,b,c,d\nb\ttool error\tprobe.nccl\tprobe nccl broke\nc\tinconclusive\tp2p.link.bw\tnot re-tested\n' \
+  >"$GA_TMP/other/bad-hosts.txt"
+"$GA_BIN" drain "$GA_TMP/other" >"$GA_TMP/other.out" 2>/dev/null; rc=$?
+check "drain of tool errors and inconclusive hosts only: exit 0, nothing printed" [ $rc -eq 0 -a ! -s "$GA_TMP/other.out" ]
+"$GA_BIN" drain "$GA_TMP" >/dev/null 2>"$GA_TMP/none.err"; rc=$?
+check "drain of a directory without bad-hosts.txt: exit 2, saying so" [ $rc -eq 2 ]
+check "  and naming the file" grep -q "no $GA_TMP/bad-hosts.txt" "$GA_TMP/none.err"
+
+# The host passes again (a contract it meets): undrain resumes it only if gpuaccept drained it.
+cat >"$GA_TMP/lenient.yaml" <<'YAML'
+schema_version: 1
+criteria:
+  - name: contract.hostmem.any
+    metric: hostmem.triad_bw
+    compare: ">="
+    value: 0
+YAML
+"$GA_BIN" judge "$out" --criteria "$GA_TMP/lenient.yaml" >/dev/null 2>&1
+check "lenient judge: no bad host" [ "$(grep -vc '^#' "$out/bad-hosts.txt")" = 0 ]
+printf '%s|drained|gpuaccept: contract.hostmem.floor (t)\nother|drained|gpuaccept: x (t)\n' "$me" >"$GA_TMP/sinfo.out"
+: >"$GA_TMP/scontrol.log"
+line=$("$GA_BIN" undrain "$out" 2>/dev/null); rc=$?
+check "undrain: exit 1, this host resumed (not 'other', which this run did not judge)" \
+  [ $rc -eq 1 -a "$line" = "scontrol update nodename=$me state=resume" ]
+"$GA_BIN" undrain "$out" --apply >/dev/null 2>&1
+check "undrain --apply asked scontrol to resume this host" grep -q "^update|nodename=$me|state=resume|$" "$GA_TMP/scontrol.log"
+printf '%s|drained|bad DIMM, ticket 99\n' "$me" >"$GA_TMP/sinfo.out"
+line=$("$GA_BIN" undrain "$out" 2>"$GA_TMP/keep.err"); rc=$?
+check "a host drained by a person for another reason stays drained: exit 0, nothing printed" [ $rc -eq 0 -a -z "$line" ]
+check "  and undrain says why" grep -q "stays drained: its reason is not gpuaccept's" "$GA_TMP/keep.err"
+finish

@@ -1,0 +1,92 @@
+// bad-hosts.txt: the hosts an operator acts on, each with its worst outcome, and the file back.
+#include <gtest/gtest.h>
+
+#include "reports/bad_hosts.hpp"
+#include "reports_fixture.hpp"
+
+namespace ga {
+namespace {
+
+TEST(BadHosts, WorstErrorOutcomePerHostWarningsIgnored) {
+  const JournalData j = test::make_journal();
+  const Judgement g = test::make_judgement();
+  const Report r = build_report(j, g);
+  const BadHosts b = bad_hosts(r);
+  ASSERT_EQ(b.hosts.size(), 2u);
+  // node2: gpu:1's HBM fails (error); the rdma fail is a warning and does not count.
+  EXPECT_EQ(b.hosts[0].host, "node2");
+  EXPECT_EQ(b.hosts[0].outcome, OutcomeClass::node_fault);
+  EXPECT_EQ(b.hosts[0].criteria, std::vector<std::string>{"gpu-hbm-bw"});
+  EXPECT_EQ(b.hosts[0].evidence.rfind("gpu-hbm-bw at node2/gpu:1: HBM bandwidth", 0), 0u) << b.hosts[0].evidence;
+  // node10: a tool error on gpu:0, then a missing (a node fault, worse) on gpu:1, and its lost
+  // rank (inconclusive, less bad): the node fault decides, with its own evidence.
+  EXPECT_EQ(b.hosts[1].host, "node10");
+  EXPECT_EQ(b.hosts[1].outcome, OutcomeClass::node_fault);
+  EXPECT_EQ(b.hosts[1].evidence.rfind("gpu-hbm-bw at node10/gpu:1:", 0), 0u) << b.hosts[1].evidence;
+  EXPECT_EQ(b.judged, (std::vector<std::string>{"node2", "node10"}));
+  EXPECT_EQ(b.overall, "INCOMPLETE");
+}
+
+TEST(BadHosts, ALinkCountsForBothEndsTheClusterForNoHostAndALostRankIsInconclusive) {
+  const JournalData j = test::make_journal();
+  Judgement g = test::make_judgement();
+  g.verdicts = {
+      test::verdict("p2p-link", "p2p.link_slowdown", "node2~node10", VerdictStatus::inconclusive, 3.0, "x", {},
+                    "not re-tested"),
+      test::verdict("nccl-busbw", "nccl.allreduce_busbw", "cluster", VerdictStatus::fail, 1e9, "B/s", {}, "slow"),
+      test::verdict("probe.nccl", "probe.nccl", "node10", VerdictStatus::tool_error, std::nullopt, "", {},
+                    "probe nccl broke"),
+  };
+  const BadHosts b = bad_hosts(build_report(j, g));
+  ASSERT_EQ(b.hosts.size(), 2u);
+  EXPECT_EQ(b.hosts[0].host, "node2");
+  EXPECT_EQ(b.hosts[0].outcome, OutcomeClass::inconclusive);
+  EXPECT_EQ(b.hosts[0].criteria, std::vector<std::string>{"p2p-link"});
+  EXPECT_EQ(b.hosts[1].host, "node10");
+  EXPECT_EQ(b.hosts[1].outcome, OutcomeClass::tool_error);  // worse than the link and the lost rank
+  EXPECT_EQ(b.hosts[1].criteria, std::vector<std::string>{"probe.nccl"});
+
+  g.verdicts.pop_back();
+  const BadHosts c = bad_hosts(build_report(j, g));
+  ASSERT_EQ(c.hosts.size(), 2u);
+  EXPECT_EQ(c.hosts[1].outcome, OutcomeClass::inconclusive);
+  EXPECT_EQ(c.hosts[1].criteria, (std::vector<std::string>{"p2p-link", "run.complete"}));
+}
+
+TEST(BadHosts, TheFileReadsBackAndNamesTheLineOfAnythingElse) {
+  const Report r = build_report(test::make_journal(), test::make_judgement());
+  BadHosts b = bad_hosts(r);
+  b.hosts[0].evidence += "\twith a tab\nand a newline";  // fields stay one line
+  const std::string text = bad_hosts_text(b);
+  const BadHosts back = parse_bad_hosts(text, "bad-hosts.txt");
+  EXPECT_EQ(back.run_id, b.run_id);
+  EXPECT_EQ(back.overall, "INCOMPLETE");
+  EXPECT_EQ(back.judged, b.judged);
+  ASSERT_EQ(back.hosts.size(), 2u);
+  EXPECT_EQ(back.hosts[0].host, "node2");
+  EXPECT_EQ(back.hosts[0].outcome, OutcomeClass::node_fault);
+  EXPECT_EQ(back.hosts[0].evidence.find('\t'), std::string::npos);
+
+  try {
+    parse_bad_hosts(text + "node7\tbroken\tx\ty\n", "f.txt");
+    ADD_FAILURE();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("f.txt:8: unknown outcome \"broken\""), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_bad_hosts("node1\tnode fault\tc\te\n", "f.txt"), std::runtime_error);
+  EXPECT_THROW(parse_bad_hosts(text + "node7\tnode fault\n", "f.txt"), std::runtime_error);
+}
+
+TEST(BadHosts, ACleanRunHasTheHeaderAndNoHost) {
+  const JournalData j = test::make_journal();
+  Judgement g = test::make_judgement();
+  g.verdicts.resize(1);  // the one pass
+  g.incomplete.reset();
+  g.summary.overall = "PASS";
+  const std::string text = bad_hosts_text(bad_hosts(build_report(j, g)));
+  EXPECT_EQ(text.rfind("# gpuaccept bad hosts: one line per host that did not pass (0 of 2)\n", 0), 0u) << text;
+  EXPECT_EQ(parse_bad_hosts(text, "x").hosts.size(), 0u);
+}
+
+}  // namespace
+}  // namespace ga
