@@ -595,9 +595,11 @@ int main(int argc, char** argv) {
               judgement.summary.inconclusive,
               judgement.summary.overall.c_str());
   auto mib = [](const fs::path& p) { return double(fs::file_size(p)) / (1024.0 * 1024.0); };
-  std::printf("report.json %.1f MiB, report.md %.1f MiB, report.html %.1f MiB, report.junit.xml %.1f MiB in %s%s\n",
+  std::printf("report.json %.1f MiB, report.md %.1f MiB, report.html %.1f MiB, report.junit.xml %.1f MiB, "
+              "report.prom %.1f MiB, bad-hosts.txt %.1f KiB in %s%s\n",
               mib(dir / "report.json"), mib(dir / "report.md"), mib(dir / "report.html"),
-              mib(dir / "report.junit.xml"), dir.c_str(), keep ? "" : " (removed)");
+              mib(dir / "report.junit.xml"), mib(dir / "report.prom"), mib(dir / "bad-hosts.txt") * 1024, dir.c_str(),
+              keep ? "" : " (removed)");
   if (!keep) fs::remove_all(dir);
   return 0;
 }

@@ -57,9 +57,13 @@ std::string report_to_junit(const Report&);
 // The same document streamed: a large run's XML is never held whole in memory.
 void write_report_junit(const Report&, std::ostream&);
 
+// report.prom: the judgement in Prometheus' text format for node_exporter's textfile collector
+// (reports/report_prom.cpp says which families), streamed.
+void write_report_prom(const Report&, std::ostream&);
+
 // Values print through base::format_quantity (base/quantity.hpp), as the judge's reasons do.
 
-// Writes report.json, report.md, report.html, report.junit.xml and bad-hosts.txt (reports/bad_hosts.hpp) into dir (each atomically:
+// Writes report.json, report.md, report.html, report.junit.xml, bad-hosts.txt (reports/bad_hosts.hpp) and report.prom into dir (each atomically:
 // temp file + fsync + rename + fsync of the directory, base/file_io.hpp).
 void write_report_files(const Report&, const std::string& dir);
 

@@ -1,4 +1,4 @@
-// Writes report.json, report.md, report.html, report.junit.xml and bad-hosts.txt so that a reader (or a
+// Writes report.json, report.md, report.html, report.junit.xml, bad-hosts.txt and report.prom so that a reader (or a
 // crash) never sees half a file: each is written through base::write_file_atomic (a temp file
 // in the same directory, fsync'd, renamed over the final name, the directory fsync'd so the
 // rename itself survives a power loss). A failure leaves the old file and no temp file.
@@ -35,6 +35,7 @@ void write_report_files(const Report& r, const std::string& dir) {
     base::write_file_atomic(dir + "/report.html", report_to_html(r));
     base::write_file_atomic(dir + "/report.junit.xml", [&](std::ostream& out) { write_report_junit(r, out); });
     base::write_file_atomic(dir + "/bad-hosts.txt", bad_hosts_text(bad_hosts(r)));
+    base::write_file_atomic(dir + "/report.prom", [&](std::ostream& out) { write_report_prom(r, out); });
   } catch (...) {
     others_failed = std::current_exception();
   }

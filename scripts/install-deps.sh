@@ -12,6 +12,7 @@ pkgs=(
   faketime iproute2 iptables libnetfilter-queue-dev
   procps util-linux ccache bc jq python3
   slurm-wlm munge
+  prometheus
 )
 missing=()
 for p in "${pkgs[@]}"; do

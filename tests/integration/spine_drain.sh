@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bad-hosts.txt, `gpuaccept drain` and `undrain` (issue 13 items 3-4) on a real run, with
+# bad-hosts.txt, report.prom, `gpuaccept drain` and `undrain` (issue 13 items 3, 4, 8) on a real run, with
 # stand-ins for scontrol and sinfo on PATH that record what they were asked (the real
 # slurmctld test is tests/slurm). Only node faults are drained, never tool errors or
 # inconclusive hosts; the circuit breaker holds; undrain resumes only gpuaccept's drains.
@@ -9,6 +9,13 @@ out=$GA_TMP/run
 ga_mpirun 2 run --suite quick --out "$out" >/dev/null 2>&1
 check "the run wrote bad-hosts.txt" test -s "$out/bad-hosts.txt"
 check "bad-hosts.txt judged this host" grep -q "^# judged: .*$me" "$out/bad-hosts.txt"
+# report.prom (issue 13 item 8): Prometheus' own checker has nothing to say about it, and it has
+# one status series per verdict of report.json.
+check "promtool is installed (scripts/install-deps.sh)" command -v promtool
+check "promtool check metrics prints nothing on report.prom" \
+  bash -c "promtool check metrics <'$out/report.prom' >'$GA_TMP/promtool.out' 2>&1 && test ! -s '$GA_TMP/promtool.out'"
+check "one gpuaccept_verdict_ok series per verdict" \
+  [ "$(grep -c '^gpuaccept_verdict_ok{' "$out/report.prom")" = "$(jq '.verdicts | length' "$out/report.json")" ]
 
 # A contract this host cannot meet: it is a node fault, the one line of bad-hosts.txt.
 cat >"$GA_TMP/strict.yaml" <<'YAML'

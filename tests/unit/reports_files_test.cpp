@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kAllFiles = {"bad-hosts.txt", "report.html", "report.json", "report.junit.xml", "report.md"};
+const std::vector<std::string> kAllFiles = {"bad-hosts.txt", "report.html", "report.json", "report.junit.xml", "report.md", "report.prom"};
 
 std::vector<std::string> entries(const fs::path& dir) {
   std::vector<std::string> names;
