@@ -72,6 +72,8 @@ struct JudgeResult {
   int exit_code = kExitIncomplete;
   std::string overall;
   std::string summary_line;
+  // "" when every host passed; else how many did not, where bad-hosts.txt is, what to run next.
+  std::string bad_hosts_line;
 };
 JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file);
 // Every metric the built-in probes declare (what the judge and the criteria check use).

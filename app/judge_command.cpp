@@ -3,6 +3,7 @@
 
 #include "app/commands.hpp"
 #include "probes/probe.hpp"
+#include "reports/bad_hosts.hpp"
 #include "reports/report.hpp"
 #include "suites/criteria.hpp"
 #include "suites/judge.hpp"
@@ -32,6 +33,7 @@ JudgeResult judge_directory(const std::string& dir, const std::string& criteria_
   const auto judgement = judge_releasing_samples(journal, criteria, &catalogue);  // the samples are not read again
   const auto report = build_report(journal, judgement);
   write_report_files(report, dir);
+  const BadHosts bad = bad_hosts(report);
   JudgeResult r;
   r.exit_code = judgement.summary.exit_code;
   r.overall = judgement.summary.overall;
@@ -40,14 +42,25 @@ JudgeResult judge_directory(const std::string& dir, const std::string& criteria_
                    std::to_string(s.missing) + " missing, " + std::to_string(s.tool_error) + " tool error, " +
                    std::to_string(s.inconclusive) + " inconclusive, " + std::to_string(s.skipped) + " skipped";
   if (judgement.incomplete) r.summary_line += " (incomplete: " + judgement.incomplete->reason + ")";
+  if (!bad.hosts.empty()) {
+    int faults = 0, tools = 0, unsure = 0;
+    for (const auto& h : bad.hosts)
+      (h.outcome == OutcomeClass::node_fault ? faults : h.outcome == OutcomeClass::tool_error ? tools : unsure)++;
+    r.bad_hosts_line = std::to_string(bad.hosts.size()) + " of " + std::to_string(bad.judged.size()) +
+                       " host(s) did not pass (" + std::to_string(faults) + " node fault, " + std::to_string(tools) +
+                       " tool error, " + std::to_string(unsure) + " inconclusive): " +
+                       (std::filesystem::path(dir) / "bad-hosts.txt").string() +
+                       (faults ? "; `gpuaccept drain " + dir + "` prints the drain lines" : "");
+  }
   return r;
 }
 
 int judge_command(const JudgeOptions& o) {
   try {
     auto r = judge_directory(o.dir, o.criteria);
-    std::cout << "gpuaccept: " << r.summary_line << "\n"
-              << "gpuaccept: report " << (std::filesystem::path(o.dir) / "report.md").string() << "\n";
+    std::cout << "gpuaccept: " << r.summary_line << "\n";
+    if (!r.bad_hosts_line.empty()) std::cout << "gpuaccept: " << r.bad_hosts_line << "\n";
+    std::cout << "gpuaccept: report " << (std::filesystem::path(o.dir) / "report.md").string() << "\n";
     return r.exit_code;
   } catch (const std::exception& e) {
     std::cerr << "gpuaccept: " << e.what() << "\n";

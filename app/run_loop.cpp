@@ -226,8 +226,9 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
       try {
         auto r = judge_directory(dir, "");
         code = std::to_string(r.exit_code);
-        std::printf("gpuaccept: %s\ngpuaccept: report %s\n", r.summary_line.c_str(),
-                    (fs::path(dir) / "report.md").c_str());
+        std::printf("gpuaccept: %s\n", r.summary_line.c_str());
+        if (!r.bad_hosts_line.empty()) std::printf("gpuaccept: %s\n", r.bad_hosts_line.c_str());
+        std::printf("gpuaccept: report %s\n", (fs::path(dir) / "report.md").c_str());
         std::fflush(stdout);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "gpuaccept: judging failed: %s\n", e.what());

@@ -138,8 +138,9 @@ nlohmann::json rank_refs_json(const std::vector<RankRef>& v) {
 void judge_and_announce(const std::string& dir) {
   try {
     auto r = judge_directory(dir, "");
-    std::fprintf(stderr, "[gpuaccept] %s\n[gpuaccept] report %s\n", r.summary_line.c_str(),
-                 (fs::path(dir) / "report.md").c_str());
+    std::fprintf(stderr, "[gpuaccept] %s\n", r.summary_line.c_str());
+    if (!r.bad_hosts_line.empty()) std::fprintf(stderr, "[gpuaccept] %s\n", r.bad_hosts_line.c_str());
+    std::fprintf(stderr, "[gpuaccept] report %s\n", (fs::path(dir) / "report.md").c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "[gpuaccept] could not write the report: %s\n", e.what());
   }
