@@ -12,7 +12,7 @@ namespace ga::app {
 
 namespace {
 
-constexpr std::array<const char*, 6> kCommands = {"run", "judge", "topo", "list", "drain", "undrain"};
+constexpr std::array<const char*, 7> kCommands = {"run", "judge", "topo", "list", "launch", "drain", "undrain"};
 
 bool is_command(const std::string& word) {
   return std::any_of(kCommands.begin(), kCommands.end(), [&](const char* c) { return word == c; });
@@ -89,6 +89,12 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
 
   CommandLine cl;
   for (int i = 0; i < argc; ++i) cl.run.argv.push_back(argv[i]);
+  // launch: what follows "--" is the run's own options, passed on untouched.
+  if (command == "launch")
+    if (auto dd = std::find(args.begin(), args.end(), "--"); dd != args.end()) {
+      cl.launch.run_args.assign(dd + 1, args.end());
+      args.erase(dd, args.end());
+    }
 
   CLI::App app{"gpuaccept: one MPI binary from probe to judged, topology-annotated report.\n"
                "With options and no command it runs: `gpuaccept --suite quick` is "
@@ -154,6 +160,29 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   list->add_flag("--criteria", cl.list.criteria,
                  "The built-in criteria as YAML: what --criteria FILE replaces, a contract's starting point");
 
+  CLI::App* launch = app.add_subcommand(
+      "launch", "Build the mpirun (or srun) line for a run and exec it: gpuaccept launch [OPTIONS] -- [RUN OPTIONS]");
+  launch->add_option("--hostfile", cl.launch.hostfile, "The hosts, one per line (Open MPI's \"host slots=N\" reads too)")
+      ->type_name("FILE");
+  launch->add_option("--hosts", cl.launch.hosts, "The hosts")->type_name("H1,H2,...");
+  launch->add_flag("--slurm", cl.launch.slurm, "srun inside the allocation (its nodes) instead of mpirun");
+  launch->add_option("--ranks-per-host", cl.launch.ranks_per_host,
+                     "Ranks on each host (default: one per GPU Slurm gives, SLURM_GPUS_ON_NODE, else 1)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  launch->add_flag("--oversubscribe", cl.launch.oversubscribe, "More ranks than cores (waiting ranks yield the core)");
+  launch->add_flag("--no-bind", cl.launch.no_bind, "Do not bind ranks to NUMA nodes (ranks of several fake hosts on one machine)");
+  launch->add_option("--mca", cl.launch.mca, "An Open MPI parameter for mpirun (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
+  launch->add_option("--program", cl.launch.program, "The gpuaccept the ranks run (default: this one)")->type_name("PATH");
+  launch->add_flag("--dry-run", cl.launch.dry_run, "Print the line, run nothing");
+  launch->get_option("--hostfile")->excludes(launch->get_option("--hosts"));
+  launch->footer("NCCL_*, UCX_*, OMPI_MCA_* and GPUACCEPT_* variables are forwarded to every rank by name.\n"
+                 "exit codes: those of the run; 2 bad usage or hostfile, 5 mpirun/srun could not be started");
+
   CLI::App* drain = app.add_subcommand(
       "drain", "Print the scontrol lines that drain a run's node-fault hosts (bad-hosts.txt); run them with --apply");
   drain->add_option("DIR", cl.drain.dir, "The run directory")->type_name("")->required();
@@ -184,7 +213,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
 
   // Unknown options and extra arguments stay in the subcommand's remaining(), so the message
   // can say which command did not take them.
-  for (CLI::App* s : {run, judge, topo, list, drain, undrain}) s->allow_extras();
+  for (CLI::App* s : {run, judge, topo, list, launch, drain, undrain}) s->allow_extras();
   CLI::App* sub = command.empty() ? nullptr : app.get_subcommand(command);
 
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
@@ -218,6 +247,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   if (sub == run) cl.action = CommandLine::Action::run;
   else if (sub == judge) cl.action = CommandLine::Action::judge;
   else if (sub == topo) cl.action = CommandLine::Action::topo;
+  else if (sub == launch) cl.action = CommandLine::Action::launch;
   else if (sub == drain) cl.action = CommandLine::Action::drain;
   else if (sub == undrain) cl.action = CommandLine::Action::undrain;
   else cl.action = CommandLine::Action::list;

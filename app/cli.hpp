@@ -9,12 +9,13 @@
 namespace ga::app {
 
 struct CommandLine {
-  enum class Action { run, judge, topo, list, drain, undrain, help, version, usage_error };
+  enum class Action { run, judge, topo, list, launch, drain, undrain, help, version, usage_error };
   Action action = Action::run;
   RunOptions run;       // run.argv: argv as given, for the report
   JudgeOptions judge;
   TopoOptions topo;
   ListOptions list;
+  LaunchOptions launch;
   DrainOptions drain;
   UndrainOptions undrain;
   // help: the help text for stdout. usage_error: "gpuaccept: MESSAGE\nrun 'gpuaccept ... --help'\n"

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "launchers/launch.hpp"
 #include "suites/judge.hpp"
 
 namespace ga::app {
@@ -51,7 +52,23 @@ struct UndrainOptions {
   bool apply = false;
 };
 
+struct LaunchOptions {
+  std::string hostfile;                 // one host per line ("host slots=N" reads as host)
+  std::string hosts;                    // h1,h2,...
+  bool slurm = false;                   // srun inside the allocation instead of mpirun
+  int ranks_per_host = 0;               // 0: SLURM_GPUS_ON_NODE, else 1
+  bool oversubscribe = false;           // more ranks than cores (laptops, CI)
+  bool no_bind = false;                 // no NUMA binding (ranks sharing one machine's cores)
+  bool dry_run = false;                 // print the line, run nothing
+  std::vector<std::string> mca;         // --mca KEY=VALUE, for mpirun
+  std::string program;                  // "" = this gpuaccept
+  std::vector<std::string> run_args;    // after "--": gpuaccept run's options
+};
+
 int run_command(const RunOptions&, int* argc, char*** argv);
+// The mpirun (or, with --slurm, srun) line for `gpuaccept run RUN_ARGS`: printed with --dry-run,
+// else exec'd (its exit code is the run's). 2 bad usage or hostfile.
+int launch_command(const LaunchOptions&);
 // Print (and with --apply run) the scontrol lines that drain DIR's node-fault hosts, or resume
 // the hosts gpuaccept drained that passed in DIR: 0 nothing to do, 1 lines printed (and run),
 // 2 bad usage, no bad-hosts.txt, or the circuit breaker refused, 5 scontrol/sinfo failed.
@@ -76,6 +93,8 @@ struct JudgeResult {
   std::string bad_hosts_line;
 };
 JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file);
+// The launch description `gpuaccept launch` builds from its options (tests check its argv).
+launch::Request launch_request(const LaunchOptions&);
 // Every metric the built-in probes declare (what the judge and the criteria check use).
 MetricCatalogue builtin_catalogue();
 

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     case CommandLine::Action::judge: return judge_command(cl.judge);
     case CommandLine::Action::topo: return topo_command(cl.topo);
     case CommandLine::Action::list: return list_command(cl.list);
+    case CommandLine::Action::launch: return launch_command(cl.launch);
     case CommandLine::Action::drain: return drain_command(cl.drain);
     case CommandLine::Action::undrain: return undrain_command(cl.undrain);
   }

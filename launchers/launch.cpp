@@ -38,19 +38,24 @@ std::vector<std::string> mpirun_argv(const Request& r) {
     a.insert(a.end(), {"--mca", m.substr(0, eq), m.substr(eq + 1)});
   }
   for (const auto& [k, v] : r.env) a.insert(a.end(), {"-x", k + "=" + v});
+  for (const auto& k : r.forward) a.insert(a.end(), {"-x", k});
   a.insert(a.end(), r.program.begin(), r.program.end());
   return a;
 }
 
 std::vector<std::string> srun_argv(const Request& r) {
   if (r.program.empty()) throw std::invalid_argument("launch request without a program");
-  std::vector<std::string> a = {"srun", "--mpi=pmix", "--ntasks=" + std::to_string(total(r))};
+  std::vector<std::string> a = {"srun", "--mpi=pmix"};
+  // Inside an allocation, with no hosts and no count named: every node of it, ranks_per_host
+  // each (srun's own reading of --ntasks-per-node without --ntasks).
+  if (!r.hosts.empty() || r.total_ranks > 0) a.push_back("--ntasks=" + std::to_string(total(r)));
   if (!r.hosts.empty()) {
     a.push_back("--nodes=" + std::to_string(r.hosts.size()));
     a.push_back("--nodelist=" + join(r.hosts, ","));
   }
   a.push_back("--ntasks-per-node=" + std::to_string(r.ranks_per_host));
   a.push_back(r.bind_to_numa ? "--cpu-bind=ldoms" : "--cpu-bind=none");
+  // --export=ALL exports the launcher's environment, the forwarded variables with it.
   if (!r.env.empty()) {
     std::vector<std::string> kv = {"ALL"};
     for (const auto& [k, v] : r.env) kv.push_back(k + "=" + v);

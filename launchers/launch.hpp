@@ -14,6 +14,7 @@ struct Request {
   bool allow_root = false;              // containers and CI run as root
   bool bind_to_numa = true;             // off for fake hosts sharing one machine's cores
   std::map<std::string, std::string> env;  // exported to every rank
+  std::vector<std::string> forward;     // variables exported by name with the launcher's value (never printed)
   std::vector<std::string> mca;         // extra "key=value" Open MPI parameters
   std::vector<std::string> program;     // gpuaccept and its arguments
 };

@@ -8,12 +8,13 @@ bash scripts/install-deps.sh
 bash scripts/build.sh --target gpuaccept >/dev/null
 np=${GPUACCEPT_NP:-4}
 out=${1:-gpuaccept-report-$(date +%Y%m%d-%H%M%S)}
-args=(-np "$np" --bind-to none)
-# More ranks than cores (CI, laptops): oversubscribe, and let waiting ranks yield the core.
-[ "$np" -gt "$(nproc)" ] && args+=(--oversubscribe --mca mpi_yield_when_idle 1)
-[ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
+# The mpirun line is gpuaccept's own (gpuaccept launch, launchers/launch.hpp): this host, $np
+# ranks, no NUMA binding; more ranks than cores (CI, laptops) oversubscribe, and waiting ranks
+# yield the core. `gpuaccept launch ... --dry-run` prints the line.
+args=(--ranks-per-host "$np" --no-bind)
+[ "$np" -gt "$(nproc)" ] && args+=(--oversubscribe)
 set +e
-mpirun "${args[@]}" build/app/gpuaccept run --out "$out"
+build/app/gpuaccept launch "${args[@]}" -- --out "$out"
 rc=$?
 set -e
 if [ -f "$out/report.json" ]; then

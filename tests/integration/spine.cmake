@@ -15,3 +15,4 @@ ga_integration_test(spine.expect_topology spine_expect_topology.sh TIMEOUT 180)
 ga_integration_test(spine.nompi_build nompi_build.sh TIMEOUT 900 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nccl>)
 ga_integration_test(spine.drain spine_drain.sh TIMEOUT 180)
+ga_integration_test(spine.launch spine_launch.sh TIMEOUT 120)
