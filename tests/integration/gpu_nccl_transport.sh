@@ -6,6 +6,8 @@
 #   ga-h1's GPUs: nccl.transport.rdma fails (sockets although RDMA ports are there), the reason
 #                 names the host, its ports and NET/Socket;
 #   ga-h2's GPUs: it passes (sockets are all that host has).
+# The same for MPI in the same run (the p2p probe): mpirun here uses --mca btl tcp,self, so Open
+# MPI's transport between the hosts is TCP: p2p.mpi.rdma warns at ga-h1 alone.
 # Args: fake libcuda, fake NCCL (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nccl=$2
@@ -29,8 +31,10 @@ suite="$GA_TMP/suite.yaml"
 cat >"$suite" <<'YAML'
 schema_version: 1
 name: nccl-transport-small
-description: the nccl probe with small buffers, for the transport audit on fake hosts
+description: the nccl and p2p probes, short, for the transport audit on fake hosts
 probes:
+  - name: p2p
+    params: {measure_s: 0.05, limit_s: 2}
   - name: nccl
     params: {min_bytes: 1024, max_bytes: 4096, step_factor: 4, warmup_iters: 1, max_iters: 1, scopes: [inter-host, cluster]}
 YAML
@@ -67,4 +71,12 @@ check "the reason names the sockets, the host and its RDMA ports" \
 check "ga-h2's samples record no RDMA port" \
   test "$(jq -c 'select(.type=="sample" and .metric=="nccl.socket_fallback" and (.place|startswith("ga-h2"))) | .params.rdma_ports' "$j" | sort -u)" = "[]"
 check "no gdr verdict: no communicator ran over IB" test "$(places_of nccl.transport.gdr fail)$(places_of nccl.transport.gdr pass)" = ""
+
+log "MPI: Open MPI's own transport"
+check "p2p.mpi_transport is TCP on both hosts" \
+  test "$(jq -r 'select(.type=="sample" and .metric=="p2p.mpi_transport") | "\(.place)=\(.text)"' "$j" | sort | tr '\n' ' ')" = "ga-h1=TCP ga-h2=TCP "
+check "p2p.mpi.rdma fails at ga-h1 alone ($(places_of p2p.mpi.rdma fail))" test "$(places_of p2p.mpi.rdma fail)" = ga-h1
+check "p2p.mpi.rdma passes at ga-h2 ($(places_of p2p.mpi.rdma pass))" test "$(places_of p2p.mpi.rdma pass)" = ga-h2
+check "p2p.mpi.rdma's verdict at ga-h1 is a warning" \
+  test "$(jqr "$r" '[.verdicts[] | select(.criterion=="p2p.mpi.rdma" and .place=="ga-h1") | .severity] | first // ""')" = warning
 finish
