@@ -165,6 +165,9 @@ std::uintmax_t file_size_or_0(const std::string& path) {
 std::optional<std::string> read_from(const std::string& path, std::uintmax_t from) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return std::nullopt;
+  // NCCL opens its debug file with "w" at its first log line, which may come after the offset
+  // was taken (a stale file of a reused run directory): a file now shorter is read whole.
+  if (file_size_or_0(path) < from) from = 0;
   f.seekg(static_cast<std::streamoff>(from));
   std::stringstream ss;
   ss << f.rdbuf();
