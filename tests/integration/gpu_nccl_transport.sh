@@ -8,6 +8,9 @@
 #   ga-h2's GPUs: it passes (sockets are all that host has).
 # The same for MPI in the same run (the p2p probe): mpirun here uses --mca btl tcp,self, so Open
 # MPI's transport between the hosts is TCP: p2p.mpi.rdma warns at ga-h1 alone.
+# A second run, both hosts with RDMA ports and the fake NCCL's log saying IB
+# (GA_FAKE_NCCL_LOG_NET: the lines only, the data still go over TCP): ga-h1 with GPUDirect RDMA,
+# ga-h2 without: nccl.transport.rdma passes everywhere, nccl.transport.gdr warns at ga-h2 alone.
 # Args: fake libcuda, fake NCCL (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nccl=$2
@@ -79,4 +82,36 @@ check "p2p.mpi.rdma fails at ga-h1 alone ($(places_of p2p.mpi.rdma fail))" test 
 check "p2p.mpi.rdma passes at ga-h2 ($(places_of p2p.mpi.rdma pass))" test "$(places_of p2p.mpi.rdma pass)" = ga-h2
 check "p2p.mpi.rdma's verdict at ga-h1 is a warning" \
   test "$(jqr "$r" '[.verdicts[] | select(.criterion=="p2p.mpi.rdma" and .place=="ga-h1") | .severity] | first // ""')" = warning
+
+log "IB in the log: GPUDirect RDMA on ga-h1, off on ga-h2"
+cat >"$wrap" <<SH
+#!/bin/sh
+net=IB; [ "\$(hostname)" = ga-h2 ] && net=IB-nogdr
+GA_FAKE_NCCL_LOG_NET="\$net" GPUACCEPT_SYSFS_ROOT="$rdma" exec "\$@"
+SH
+sed -i '/name: p2p/,+1d' "$suite"
+# shellcheck disable=SC2046
+timeout 200 mpirun -np 4 --host ga-h1:2,ga-h2:2 $(fake_mpirun_opts) \
+  -x GPUACCEPT_CUDA_LIBRARY="$fake_cuda" -x GPUACCEPT_NCCL_LIBRARY="$fake_nccl" \
+  "$wrap" "$GA_BIN" run --suite "$suite" --out "$GA_TMP/run2" --probe-timeout 120 >"$GA_TMP/mpirun2.log" 2>&1
+rc=$?
+log "mpirun exit $rc"
+run_output "$GA_TMP/run2"
+check "report written" test -s "$r"
+check "exit 0: the GDR verdicts are warnings (exit $rc)" test "$rc" -eq 0
+check "every GPU's communicators said IB" \
+  test "$(jq -r 'select(.type=="sample" and .metric=="nccl.transport") | .text' "$j" | sort -u)" = IB
+check "nccl.transport.rdma passes at all 4 GPUs, fails nowhere" \
+  test "$(places_of nccl.transport.rdma pass)|$(places_of nccl.transport.rdma fail)" = "ga-h1/gpu:0 ga-h1/gpu:1 ga-h2/gpu:0 ga-h2/gpu:1|"
+check "nccl.transport.gdr fails at ga-h2's GPUs alone ($(places_of nccl.transport.gdr fail))" \
+  test "$(places_of nccl.transport.gdr fail)" = "ga-h2/gpu:0 ga-h2/gpu:1"
+check "nccl.transport.gdr passes at ga-h1's GPUs ($(places_of nccl.transport.gdr pass))" \
+  test "$(places_of nccl.transport.gdr pass)" = "ga-h1/gpu:0 ga-h1/gpu:1"
+gdr_reason=$(jqr "$r" '[.verdicts[] | select(.criterion=="nccl.transport.gdr" and .status=="fail") | .reason] | first // ""')
+log "gdr: $gdr_reason"
+check "the gdr reason names the HCA NCCL disabled it for" \
+  sh -c 'case "$0" in *"GPU Direct RDMA disabled for mlx5_0"*) exit 0;; *) exit 1;; esac' "$gdr_reason"
+check "the NICs used are named (rail 0: mlx5_0)" \
+  test "$(jq -c 'select(.type=="sample" and .metric=="nccl.transport" and .params.scope=="inter-host" and .params.rail==0) | .params.nics' "$j" | sort -u)" = '["mlx5_0"]'
+log "nic_off_switch samples: $(jq -c 'select(.type=="sample" and .metric=="nccl.nic_off_switch") | [.place, .value, .params.nearest_nics]' "$j" | sort -u | tr '\n' ' ')"
 finish
