@@ -24,6 +24,7 @@
 #include "probes/devices/gpu_presence.hpp"
 #include "probes/vendor/nvml_api.hpp"
 #include "probes/gpu/memory_share.hpp"
+#include "probes/gpu/xid_catalogue.hpp"
 #include "probes/gpu/xid_log.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
@@ -414,6 +415,20 @@ class GpuProbe final : public Probe {
     if (xids) {
       auto it = xids->find(xid_key(g.pci.pci_bus_id));
       nlohmann::json p = {{"source", params_.kmsg}, {"codes", it == xids->end() ? std::vector<int>{} : it->second.codes}};
+      // What each Xid asks of the operator (NVIDIA's catalogue): the judge appends params.reason
+      // to the failing verdict, so the report says what to do, not only how many.
+      if (it != xids->end() && !it->second.codes.empty()) {
+        const auto& cat = XidCatalogue::builtin();
+        p["reason"] = cat.reason(it->second.codes);
+        nlohmann::json actions = nlohmann::json::array();
+        for (int c : it->second.codes) {
+          const XidEntry* e = cat.find(c);
+          nlohmann::json a = {{"xid", c}, {"action", e ? e->bucket : "UNKNOWN"}};
+          if (std::find(actions.begin(), actions.end(), a) == actions.end()) actions.push_back(a);
+        }
+        p["actions"] = actions;
+        p["catalogue"] = cat.source();
+      }
       out.value(where, "gpu.xid_errors", it == xids->end() ? 0 : it->second.count, unit::count, p);
     }
   }

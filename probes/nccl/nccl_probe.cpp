@@ -8,10 +8,16 @@
 // only sets NCCL up and says which ranks take part. The NCCL version and every NCCL_*
 // variable of the environment are recorded with the results, and whether NVLS (NVLink SHARP)
 // was likely in use, since it moves single-host all_reduce busbw above the NVLink spec.
+#include <strings.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "probes/gpu/memory_share.hpp"
 #include "probes/nccl/comm_split.hpp"
@@ -21,6 +27,8 @@
 #include "probes/devices/gpu_presence.hpp"
 #include "probes/vendor/nccl_api.hpp"
 #include "probes/nccl/nccl_backend.hpp"
+#include "probes/nccl/nccl_log.hpp"
+#include "probes/rdma/port_inventory.hpp"
 #include "probes/harness/sweep.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
@@ -102,6 +110,70 @@ std::string env_or(const char* name, const char* fallback) {
   return v ? v : fallback;
 }
 
+// The transport audit: NCCL says which network, NICs and GPUDirect RDMA it used only in its
+// debug output, so the probe has NCCL write INFO lines (subsystems INIT and NET) to a file per
+// rank under the run's directory and reads each communicator's part of it after its sweep. NCCL
+// reads these settings from the environment once, at its first call: they are set before the
+// library is loaded. A user's own NCCL_DEBUG_FILE is read where it is (%h and %p expanded); a
+// level below INFO leaves the transport unaudited, and says so.
+struct DebugLog {
+  std::string path;      // the file NCCL writes, "" when not audited
+  std::string why_not;
+};
+
+std::string expand_debug_file(const std::string& f) {
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  std::string h = host, out;
+  if (const auto dot = h.find('.'); dot != std::string::npos) h.resize(dot);  // NCCL's %h stops at the first dot
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (f[i] == '%' && i + 1 < f.size() && f[i + 1] == 'h') out += h, ++i;
+    else if (f[i] == '%' && i + 1 < f.size() && f[i + 1] == 'p') out += std::to_string(getpid()), ++i;
+    else out += f[i];
+  }
+  return out;
+}
+
+DebugLog setup_debug_log(const std::string& run_dir, int rank) {
+  const char* level = std::getenv("NCCL_DEBUG");
+  if (level && strcasecmp(level, "INFO") != 0 && strcasecmp(level, "TRACE") != 0)
+    return {"", std::string("transport not audited: NCCL_DEBUG=") + level + " set by the environment (the audit needs INFO)"};
+  std::string path;
+  if (const char* f = std::getenv("NCCL_DEBUG_FILE"); f && *f) {
+    path = expand_debug_file(f);
+  } else {
+    if (run_dir.empty()) return {"", "transport not audited: no run directory for NCCL's debug log"};
+    std::error_code ec;
+    const std::string dir = run_dir + "/nccl-debug";
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return {"", "transport not audited: " + dir + ": " + ec.message()};
+    path = dir + "/rank" + std::to_string(rank) + ".log";
+    setenv("NCCL_DEBUG_FILE", path.c_str(), 1);
+  }
+  if (!level) setenv("NCCL_DEBUG", "INFO", 1);
+  if (!std::getenv("NCCL_DEBUG_SUBSYS")) setenv("NCCL_DEBUG_SUBSYS", "INIT,NET", 1);
+  return {path, ""};
+}
+
+std::uintmax_t file_size_or_0(const std::string& path) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(path, ec);
+  return ec ? 0 : n;
+}
+
+// The part of `path` from byte `from` on, or nullopt when the file cannot be read.
+std::optional<std::string> read_from(const std::string& path, std::uintmax_t from) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  // NCCL opens its debug file with "w" at its first log line, which may come after the offset
+  // was taken (a stale file of a reused run directory): a file now shorter is read whole.
+  if (file_size_or_0(path) < from) from = 0;
+  f.seekg(static_cast<std::streamoff>(from));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
 struct RankState {
   Outcome outcome = Outcome::ok();
   bool usable = false;                  // has a GPU and NCCL: takes part in the scopes
@@ -114,6 +186,9 @@ struct RankState {
   std::uint64_t max_bytes = 0;          // the largest line chosen
   bool multicast = false;
   double nic_gbps = 0;                  // the rate of the GPU's nearest NIC (topology), 0 unknown
+  DebugLog debug_log;                   // NCCL's INFO lines for the transport audit
+  std::vector<std::string> rdma_ports;  // this host's ACTIVE RDMA ports ("mlx5_0 (InfiniBand)")
+  bool rdma_ports_known = false;
 };
 
 class NcclProbe final : public Probe {
@@ -144,6 +219,16 @@ class NcclProbe final : public Probe {
          "busbw of the largest line of each collective and placement, in percent of nccl.busbw_theoretical"},
         {"nccl.version", unit::text, Better::none, "the NCCL version loaded (params: library)"},
         {"nccl.env", unit::text, Better::none, "every NCCL_* variable of the environment, or \"none\" (params: vars)"},
+        {"nccl.transport", unit::text, Better::none,
+         "the network one GPU's communicator used, from NCCL's debug log: IB (verbs, InfiniBand or RoCE), Socket, a "
+         "plugin's name, or none (params: scope, nics, gdr_channels, net_channels, transports, nvls_channels, log)"},
+        {"nccl.socket_fallback", unit::count, Better::lower,
+         "1 when a communicator across hosts ran over TCP sockets although the GPU's host has ACTIVE RDMA ports "
+         "(params: rdma_ports, nics, reason)"},
+        {"nccl.gdr", unit::count, Better::higher,
+         "1 when a communicator over IB/RoCE used GPUDirect RDMA on some channel (via NET/IB/k/GDRDMA), 0 when none"},
+        {"nccl.nic_off_switch", unit::count, Better::lower,
+         "NICs a GPU's communicator used that are not among the GPU's nearest NICs on the PCIe tree (topology)"},
     };
     i.params = param_decls();
     return i;
@@ -182,8 +267,20 @@ class NcclProbe final : public Probe {
       return Outcome::failed(std::string("nccl: ") + e.what());
     }
 
+    std::vector<std::string> notes, problems;
+    // Before NCCL is loaded: it reads its debug settings once.
+    DebugLog debug_log = setup_debug_log(ctx.run_dir, ctx.rank);
     // Every rank finds out what it has, then all make the same collective calls.
     RankState st = prepare_rank(ctx);
+    st.debug_log = std::move(debug_log);
+    if (!st.debug_log.why_not.empty() && ctx.rank == 0) notes.push_back(st.debug_log.why_not);
+    try {
+      for (const auto& p : rdma::read_ports(ctx.sysfs_root))
+        if (p.active()) st.rdma_ports.push_back(p.place_name() + " (" + p.link_layer + ")");
+      st.rdma_ports_known = true;
+    } catch (const std::exception& e) {
+      notes.push_back(place::host(ctx.hostname) + ": RDMA ports not read (" + e.what() + "): socket fallback not judged");
+    }
     const auto numa = local_rank_numa(ctx.comm, ctx.rank_hosts, ctx.hostname);
     if (st.usable) pick_gpu(ctx, st, numa);
     std::optional<DeviceContext> dev;
@@ -215,7 +312,6 @@ class NcclProbe final : public Probe {
       base.sizes.max_bytes = std::max(base.sizes.min_bytes, m);
     }
 
-    std::vector<std::string> notes, problems;
     if (base.sizes.max_bytes < asked_max && ctx.rank == 0)
       notes.push_back("lines up to " + std::to_string(base.sizes.max_bytes) + " B (asked " + std::to_string(asked_max) +
                       "): memory_fraction " + std::to_string(mem_fraction) + " of the tightest rank's memory");
@@ -327,6 +423,80 @@ class NcclProbe final : public Probe {
     out.text(host, "nccl.env", all.empty() ? "none" : all, {{"vars", vars}});
   }
 
+  // What this communicator's part of NCCL's log says it used, as samples at this rank's GPU.
+  static void audit_transport(const ProbeContext& ctx, SampleSink& out, const RankState& st, Scope sc,
+                              const nlohmann::json& sp, const std::string& gpu_place, std::uintmax_t from,
+                              std::vector<std::string>& notes) {
+    if (st.debug_log.path.empty()) return;
+    const auto text = read_from(st.debug_log.path, from);
+    if (!text) {
+      notes.push_back(gpu_place + ": transport not audited: NCCL wrote no debug log to " + st.debug_log.path +
+                      " (NCCL_DEBUG read before the probe set it?)");
+      return;
+    }
+    const auto s = nccl_log::parse_text(*text);
+    const std::string net = s.network();
+    const auto nics = s.nics_used();
+    nlohmann::json p = sp;
+    p["log"] = st.debug_log.path;
+    p["nics"] = nics;
+    p["net_channels"] = s.net_channels;
+    p["gdr_channels"] = s.gdr_channels;
+    p["transports"] = std::vector<std::string>(s.channel_transports.begin(), s.channel_transports.end());
+    if (!s.network_said.empty()) p["network_said"] = s.network_said;
+    if (s.nvls_channels) p["nvls_channels"] = *s.nvls_channels;
+    if (s.collnet_channels) p["collnet_channels"] = *s.collnet_channels;
+    out.text(gpu_place, "nccl.transport", net.empty() ? "none" : net, p);
+
+    const bool crosses_hosts = sc == Scope::inter_host || (sc == Scope::cluster && ctx.host_count > 1);
+    if (!crosses_hosts) return;
+    if (net.empty()) {
+      notes.push_back(gpu_place + ": " + std::string(scope_name(sc)) + ": NCCL's log (" + st.debug_log.path +
+                      ") names no network: transport not audited");
+      return;
+    }
+    auto list = [](const std::vector<std::string>& v) {  // at most 4 named, then how many more
+      std::string r;
+      for (std::size_t i = 0; i < v.size() && i < 4; ++i) r += (r.empty() ? "" : ", ") + v[i];
+      if (v.size() > 4) r += " and " + std::to_string(v.size() - 4) + " more";
+      return r;
+    };
+    if (st.rdma_ports_known) {
+      nlohmann::json f = sp;
+      f["network"] = net;
+      f["nics"] = nics;
+      f["rdma_ports"] = st.rdma_ports;
+      const bool fallback = net == "Socket" && !st.rdma_ports.empty();
+      if (fallback)
+        f["reason"] = "NCCL's traffic across hosts went over TCP sockets (NET/Socket" +
+                      (nics.empty() ? std::string() : " on " + list(nics)) + ") although " + place::host(ctx.hostname) +
+                      " has ACTIVE RDMA ports " + list(st.rdma_ports) +
+                      ": check NCCL_IB_DISABLE, NCCL_NET, NCCL_IB_HCA and the RDMA drivers (log " + st.debug_log.path + ")";
+      out.value(gpu_place, "nccl.socket_fallback", fallback ? 1 : 0, unit::count, f);
+    }
+    if (net != "IB") return;
+    nlohmann::json g = sp;
+    g["nics"] = nics;
+    g["gdr_disabled"] = s.gdr_disabled;
+    if (s.gdr_channels == 0)
+      g["reason"] = "no channel via NET/IB/k/GDRDMA: data staged through host memory" +
+                    (s.gdr_disabled.empty() ? std::string() : " (GPU Direct RDMA disabled for " + list(s.gdr_disabled) + ")") +
+                    "; check the nvidia-peermem module or DMA-BUF support";
+    out.value(gpu_place, "nccl.gdr", s.gdr_channels > 0 ? 1 : 0, unit::count, g);
+    // The NICs against the topology: a GPU's traffic belongs on a NIC of its own PCIe switch.
+    for (const auto& hg : ctx.host.gpus) {
+      if (!st.gpu || hg.index != st.gpu->pci.index || hg.nearest_nics.empty() || nics.empty()) continue;
+      const auto off = nccl_log::off_switch(nics, hg.nearest_nics);
+      nlohmann::json o = sp;
+      o["nics"] = nics;
+      o["nearest_nics"] = hg.nearest_nics;
+      if (!off.empty())
+        o["reason"] = "NCCL used " + list(off) + ", not among the GPU's nearest NICs " + list(hg.nearest_nics) +
+                      " (check NCCL_IB_HCA and the PCIe topology NCCL detected)";
+      out.value(gpu_place, "nccl.nic_off_switch", static_cast<double>(off.size()), unit::count, o);
+    }
+  }
+
   enum class ScopeEnd { done, aborted };
 
   ScopeEnd run_scope(ProbeContext& ctx, SampleSink& out, RankState& st, Scope sc, sweep::SweepConfig cfg,
@@ -367,6 +537,7 @@ class NcclProbe final : public Probe {
     }
     NcclUniqueId uid{};
     std::copy(id.begin() + 2, id.begin() + 2 + std::min<std::size_t>(uid.size(), id.size() - 2), uid.begin());
+    const std::uintmax_t log_from = st.debug_log.path.empty() ? 0 : file_size_or_0(st.debug_log.path);
     sub->barrier();
     const double t0 = sub->wtime();
     std::unique_ptr<Nccl::Comm> comm;
@@ -421,6 +592,7 @@ class NcclProbe final : public Probe {
       comm->abort();    // a no-op after the guard's abort
       return hung ? ScopeEnd::aborted : ScopeEnd::done;
     }
+    audit_transport(ctx, out, st, sc, sp, gpu_place, log_from, notes);
     if (!res.not_run.empty() && sub->rank() == 0)
       notes.push_back(name + ": " + std::to_string(res.not_run.size()) + " line(s) not run for lack of time, from " + res.not_run.front());
     if (res.wrong_total && sub->rank() == 0)

@@ -23,6 +23,8 @@
 #include "probes/harness/topology_conf.hpp"
 #include "probes/p2p/latency_stats.hpp"
 #include "probes/p2p/p2p_params.hpp"
+#include "probes/p2p/transport_maps.hpp"
+#include "probes/rdma/port_inventory.hpp"
 #include "probes/p2p/pair_exchange.hpp"
 #include "probes/p2p/retest_plan.hpp"
 #include "probes/probe.hpp"
@@ -143,6 +145,11 @@ class P2pProbe final : public Probe {
     // derives from them (suites/fabric_analysis.cpp), which is this probe's too.
     i.metrics = {
         {"p2p.latency_p50", unit::seconds, Better::lower, "median one-way latency of one direction of a pair"},
+        {"p2p.mpi_transport", unit::text, Better::none,
+         "the transport Open MPI chose on the host, from the components mapped after MPI_Init: UCX, RDMA (openib ...), "
+         "TCP, cm (ofi), shared memory or unknown (params: pml, btls, mtls)"},
+        {"p2p.mpi_tcp_with_rdma", unit::count, Better::lower,
+         "1 when MPI between the hosts ran over TCP only although the host has ACTIVE RDMA ports (params: rdma_ports, reason)"},
         {"p2p.latency_p99", unit::seconds, Better::lower, "99th percentile one-way latency of one direction of a pair"},
         {"p2p.latency_max", unit::seconds, Better::lower, "the longest one-way latency of one direction of a pair"},
         {"p2p.jitter", unit::seconds, Better::lower, "p99 minus p50 of the one-way latency of one direction of a pair"},
@@ -173,6 +180,32 @@ class P2pProbe final : public Probe {
     return i;
   }
 
+  // Which transport MPI itself chose (transport_maps.hpp), per host: a fabric measured over TCP
+  // on hosts with RDMA ports measures the wrong thing, and says so.
+  static void record_mpi_transport(const ProbeContext& ctx, SampleSink& out) {
+    const auto t = p2p::mpi_transport_from_maps(p2p::read_self_maps());
+    const std::string host = place::host(ctx.hostname);
+    nlohmann::json p = {{"pml", t.pml}, {"btls", t.btls}, {"mtls", t.mtls}, {"ucx_loaded", t.ucx_loaded}};
+    out.text(host, "p2p.mpi_transport", t.summary(), p);
+    if (!t.known()) return;
+    std::vector<std::string> ports;
+    try {
+      for (const auto& port : rdma::read_ports(ctx.sysfs_root))
+        if (port.active()) ports.push_back(port.place_name());
+    } catch (const std::exception&) {
+      return;  // no port list, nothing to hold the transport against
+    }
+    const bool tcp_with_rdma = t.tcp_only() && !ports.empty();
+    p["rdma_ports"] = ports;
+    if (tcp_with_rdma) {
+      std::string list;
+      for (const auto& x : ports) list += (list.empty() ? "" : ", ") + x;
+      p["reason"] = "Open MPI ran between the hosts over TCP (pml ob1, btl tcp) although " + host +
+                    " has ACTIVE RDMA ports " + list + ": the fabric's numbers are TCP's (check --mca pml/btl, UCX)";
+    }
+    out.value(host, "p2p.mpi_tcp_with_rdma", tcp_with_rdma ? 1 : 0, unit::count, p);
+  }
+
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
 #ifndef GA_WITH_MPI
     (void)ctx, (void)out;
@@ -183,6 +216,7 @@ class P2pProbe final : public Probe {
     const pairs::PairPlan plan(ctx.rank_hosts, prm.schedule);
     if (plan.inter_rounds() == 0 && plan.intra_rounds() == 0)
       return Outcome::skipped("one host with one rank: no pair to measure");
+    if (ctx.local_rank == 0 && plan.inter_rounds() > 0) record_mpi_transport(ctx, out);
     const Endpoints ep(ctx.rank_hosts, prm.schedule);
     const auto measures = prm.measurements();
     const bool adaptive = static_cast<int>(plan.hosts().size()) >= prm.adaptive_min_hosts;

@@ -47,7 +47,12 @@
  * NCCL_DEBUG=INFO writes NCCL-style INFO lines (the version, the bootstrap and NET/Socket
  * interfaces, "Using network Socket", each rail's ring channel and its connections, Init
  * COMPLETE) to stderr, or to NCCL_DEBUG_FILE with %h (hostname) and %p (pid) expanded, as
- * real NCCL does. Nothing is ever left in /dev/shm: there is no shared memory. */
+ * real NCCL does. GA_FAKE_NCCL_LOG_NET=IB (or IB-nogdr) makes those lines say what NCCL over
+ * InfiniBand verbs says (a "NET/IB : Using [k]mlx5_k:1/IB" device per rail, "Using network IB",
+ * channels via NET/IB/k/GDRDMA, or without GDRDMA and with "GPU Direct RDMA Disabled" for
+ * IB-nogdr) while the data still go over TCP: a test of the transport audit only, which reads
+ * the lines, never of bandwidth.
+ * Nothing is ever left in /dev/shm: there is no shared memory. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -109,6 +114,7 @@ static __thread char g_last_error[256];
 /* ---------------------------------------------------------------- logging */
 static FILE* g_log;
 static int g_log_level = -1;  /* -1 unknown, 0 off, 1 INFO */
+static int fake_log_net = 0;  /* what the log says: 0 sockets, 1 IB, 2 IB with GDR (GA_FAKE_NCCL_LOG_NET) */
 static pthread_mutex_t g_log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void log_open(void) {
@@ -392,9 +398,22 @@ int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
   char rt[512];
   rail_text(rails, nr, rt, sizeof rt);
   if (r == 0) info("NCCL version %d.%d.%d+cuda12.4", kVersion / 10000, kVersion / 100 % 100, kVersion % 100);
+  const char* lognet = getenv("GA_FAKE_NCCL_LOG_NET");
+  const int ib = lognet && !strncmp(lognet, "IB", 2), gdr = ib && strcmp(lognet, "IB-nogdr") != 0;
   info("NET/Socket : Using %s", rt);
-  info("Using network Socket");
-  for (int k = 0; k < nr; ++k) info("NET/Socket : GPU Direct RDMA Disabled for HCA %d '%s'", k, rails[k].name);
+  if (ib) {
+    char devs[512];
+    size_t d = 0;
+    for (int k = 0; k < nr && d + 32 < sizeof devs; ++k) d += (size_t)snprintf(devs + d, sizeof devs - d, "%s[%d]mlx5_%d:1/IB", k ? " " : "", k, k);
+    info("NET/IB : Using %s ; OOB %s", devs, rt);
+    info("Using network IB");
+    for (int k = 0; k < nr; ++k)
+      info("NET/IB : GPU Direct RDMA %s for HCA %d 'mlx5_%d'", gdr ? "Enabled" : "Disabled", k, k);
+  } else {
+    info("Using network Socket");
+    for (int k = 0; k < nr; ++k) info("NET/Socket : GPU Direct RDMA Disabled for HCA %d '%s'", k, rails[k].name);
+  }
+  fake_log_net = ib ? (gdr ? 2 : 1) : 0;
 
   /* The bootstrap: everyone's addresses, or a timeout when some rank never comes. */
   const double start = now();
@@ -471,8 +490,10 @@ int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
   const int next = (r + 1) % n, prev = (r + n - 1) % n;
   for (int k = 0; k < R; ++k) info("Channel %02d/%02d : %s", k, R, order);
   for (int k = 0; k < R; ++k) {
-    info("Channel %02d/0 : %d[%d] -> %d[%d] [send] via NET/Socket/%d", k, r, r, next, next, k);
-    info("Channel %02d/0 : %d[%d] -> %d[%d] [receive] via NET/Socket/%d", k, prev, prev, r, r, k);
+    const char* net = fake_log_net ? "IB" : "Socket";
+    const char* g = fake_log_net == 2 ? "/GDRDMA" : "";
+    info("Channel %02d/0 : %d[%d] -> %d[%d] [send] via NET/%s/%d%s", k, r, r, next, next, net, k, g);
+    info("Channel %02d/0 : %d[%d] -> %d[%d] [receive] via NET/%s/%d%s", k, prev, prev, r, r, net, k, g);
   }
   info("Connected all rings");
   info("%d coll channels, 0 nvls channels, %d p2p channels, %d p2p channels per peer", R, R, R);

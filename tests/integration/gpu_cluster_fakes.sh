@@ -74,6 +74,10 @@ for pair in gpu.pcie.gen_at_max=ga-h2/gpu:0 gpu.pcie.width_at_max=ga-h2/gpu:1 gp
   check "$crit fails at $place alone (fails: $(fails_of "$crit"))" test "$(fails_of "$crit")" = "$place"
   check "$crit passes at the 7 other GPUs" test "$(passes_of "$crit")" -eq 7
 done
+xid_reason=$(jqr "$r" '[.verdicts[] | select(.criterion=="gpu.xid" and .status=="fail") | .reason] | first // ""')
+log "gpu.xid: $xid_reason"
+check "gpu.xid's reason carries the catalogue's action for the fake's Xid 79" \
+  sh -c 'case "$0" in *"Xid 79 (GPU has fallen off the bus): reboot the node, then inspect the hardware"*) exit 0;; *) exit 1;; esac' "$xid_reason"
 for crit in gpu.ecc.uncorrected gpu.throttle.hardware gpu.remap.failure; do
   check "$crit fails nowhere ($(fails_of "$crit"))" test -z "$(fails_of "$crit")"
 done
