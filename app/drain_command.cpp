@@ -92,8 +92,11 @@ int drain_command(const DrainOptions& o) {
         ++other;
         continue;
       }
-      std::string why;
+      std::string why, act;
       for (const auto& c : h.criteria) why += (why.empty() ? "" : ",") + c;
+      for (const auto& a : h.actions) act += (act.empty() ? "" : ",") + a;
+      // The operator's action where the evidence names one (NVIDIA's Xid catalogue: RESTART_BM ...).
+      if (!act.empty()) why += " [" + act + "]";
       lines.push_back(launch::scontrol_drain_argv(h.host, why + " (" + b.run_id + ")"));
     }
     for (const auto& l : lines) std::cout << launch::shell_line(l) << "\n";

@@ -89,31 +89,41 @@ BadHosts bad_hosts(const Report& r) {
     OutcomeClass outcome = OutcomeClass::none;
     std::vector<std::string> criteria;
     std::string evidence;
+    std::vector<std::string> actions;
   };
   std::map<std::string, Acc> by_host;
-  auto note = [&](const std::string& host, OutcomeClass o, const std::string& criterion, const std::string& evidence) {
+  auto note = [&](const std::string& host, OutcomeClass o, const std::string& criterion, const std::string& evidence,
+                  const Params* params) {
     judged.insert(host);
     Acc& a = by_host[host];
-    if (severity(o) > severity(a.outcome)) a = Acc{o, {}, evidence};  // a worse outcome starts over
+    if (severity(o) > severity(a.outcome)) a = Acc{o, {}, evidence, {}};  // a worse outcome starts over
     if (severity(o) < severity(a.outcome)) return;
     if (std::find(a.criteria.begin(), a.criteria.end(), criterion) == a.criteria.end()) a.criteria.push_back(criterion);
+    if (params && params->contains("actions") && params->at("actions").is_array())
+      for (const auto& act : params->at("actions"))
+        if (act.is_object() && act.contains("action") && act["action"].is_string()) {
+          const auto word = act["action"].get<std::string>();
+          if (std::find(a.actions.begin(), a.actions.end(), word) == a.actions.end()) a.actions.push_back(word);
+        }
   };
   for (const auto& v : j.verdicts) {
     if (v.severity != Severity::error || v.outcome() == OutcomeClass::none) continue;
-    for (const auto& h : hosts_of(v.place)) note(h, v.outcome(), v.criterion, v.criterion + " at " + v.place + ": " + v.reason);
+    for (const auto& h : hosts_of(v.place))
+      note(h, v.outcome(), v.criterion, v.criterion + " at " + v.place + ": " + v.reason, &v.params);
   }
   if (j.incomplete)
     for (const auto& m : j.incomplete->missing_ranks)
       if (!m.host.empty())
         note(m.host, OutcomeClass::inconclusive, "run.complete",
-             "rank " + std::to_string(m.rank) + " lost during " + j.incomplete->probe + ": " + j.incomplete->reason);
+             "rank " + std::to_string(m.rank) + " lost during " + j.incomplete->probe + ": " + j.incomplete->reason,
+             nullptr);
 
   out.judged.assign(judged.begin(), judged.end());
   std::sort(out.judged.begin(), out.judged.end(), [](const auto& a, const auto& b) { return natural_less(a, b); });
   for (const auto& h : out.judged) {
     auto it = by_host.find(h);
     if (it == by_host.end()) continue;
-    out.hosts.push_back({h, it->second.outcome, it->second.criteria, it->second.evidence});
+    out.hosts.push_back({h, it->second.outcome, it->second.criteria, it->second.evidence, it->second.actions});
   }
   return out;
 }
@@ -124,10 +134,10 @@ std::string bad_hosts_text(const BadHosts& b) {
   s += "# run: " + field(b.run_id) + "\n";
   s += "# overall: " + field(b.overall) + "\n";
   s += "# judged: " + join(b.judged, ",") + "\n";
-  s += "# columns: host\toutcome\tcriteria\tevidence\n";
+  s += "# columns: host\toutcome\tcriteria\tevidence\tactions\n";
   for (const auto& h : b.hosts)
     s += field(h.host) + "\t" + outcome_words(h.outcome) + "\t" + field(join(h.criteria, ",")) + "\t" +
-         field(h.evidence) + "\n";
+         field(h.evidence) + "\t" + field(join(h.actions, ",")) + "\n";
   return s;
 }
 
@@ -153,8 +163,9 @@ BadHosts parse_bad_hosts(const std::string& text, const std::string& name) {
     }
     if (!header) throw bad("not a gpuaccept bad-hosts file (no \"# gpuaccept bad hosts\" line first)");
     const auto f = split(line, '\t');
-    if (f.size() != 4) throw bad("expected 4 tab-separated fields (host, outcome, criteria, evidence), found " +
-                                 std::to_string(f.size()));
+    if (f.size() != 4 && f.size() != 5)
+      throw bad("expected 5 tab-separated fields (host, outcome, criteria, evidence, actions), found " +
+                std::to_string(f.size()));
     BadHost h;
     h.host = f[0];
     if (f[1] == "node fault") h.outcome = OutcomeClass::node_fault;
@@ -163,6 +174,7 @@ BadHosts parse_bad_hosts(const std::string& text, const std::string& name) {
     else throw bad("unknown outcome \"" + f[1] + "\" (node fault, tool error or inconclusive)");
     h.criteria = f[2].empty() ? std::vector<std::string>{} : split(f[2], ',');
     h.evidence = f[3];
+    if (f.size() == 5 && !f[4].empty()) h.actions = split(f[4], ',');
     b.hosts.push_back(std::move(h));
   }
   if (!header) throw std::runtime_error(name + ": not a gpuaccept bad-hosts file (empty)");

@@ -6,8 +6,12 @@
 //   # run: <run id>                 (the Slurm job id, else the run's start time)
 //   # overall: FAIL
 //   # judged: h1,h2,...              (every host the run judged, natural order)
-//   # columns: host<TAB>outcome<TAB>criteria<TAB>evidence
-//   h3<TAB>node fault<TAB>gpu.pcie.gen_at_max,gpu.xid.none<TAB>gpu.pcie.gen_at_max at h3/gpu:0: ...
+//   # columns: host<TAB>outcome<TAB>criteria<TAB>evidence<TAB>actions
+//   h3<TAB>node fault<TAB>gpu.pcie.gen_at_max,gpu.xid.none<TAB>gpu.pcie.gen_at_max at h3/gpu:0: ...<TAB>RESTART_BM
+//
+// actions: what the verdicts' own evidence asks of the operator, where it says (the Xid
+// catalogue's immediate action of each Xid seen, probes/gpu/xid_catalogue.yaml), comma-separated;
+// empty when none. `gpuaccept drain` carries them in the drain reason.
 //
 // outcome is the host's worst among its error-severity verdicts: "node fault" (drain it),
 // "tool error" (fix gpuaccept or its setup, never the node's fault), "inconclusive" (re-test,
@@ -27,6 +31,7 @@ struct BadHost {
   OutcomeClass outcome = OutcomeClass::none;
   std::vector<std::string> criteria;  // the host's criteria of that outcome, first seen first, once each
   std::string evidence;               // the first of them: "CRITERION at PLACE: reason"
+  std::vector<std::string> actions;   // from those verdicts' params.actions[].action, once each
 };
 
 struct BadHosts {
@@ -38,7 +43,7 @@ struct BadHosts {
 
 BadHosts bad_hosts(const Report&);
 std::string bad_hosts_text(const BadHosts&);
-// The file back (gpuaccept drain/undrain). Throws std::runtime_error naming the line of
+// The file back (gpuaccept drain/undrain); a file of four columns (no actions) reads too. Throws std::runtime_error naming the line of
 // anything it cannot read.
 BadHosts parse_bad_hosts(const std::string& text, const std::string& name);
 // "node fault", "tool error", "inconclusive"

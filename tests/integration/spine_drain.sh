@@ -63,6 +63,12 @@ printf '# gpuaccept bad hosts: one line per host that did not pass (2 of 4)\n# r
   >"$GA_TMP/other/bad-hosts.txt"
 "$GA_BIN" drain "$GA_TMP/other" >"$GA_TMP/other.out" 2>/dev/null; rc=$?
 check "drain of tool errors and inconclusive hosts only: exit 0, nothing printed" [ $rc -eq 0 -a ! -s "$GA_TMP/other.out" ]
+# The operator's action the evidence names (the Xid catalogue's) goes into the drain reason.
+mkdir -p "$GA_TMP/xid"
+printf '# gpuaccept bad hosts: one line per host that did not pass (1 of 4)\n# run: t\n# overall: FAIL\n# judged: a,b,c,d\nd\tnode fault\tgpu.xid.none\tgpu.xid.none at d/gpu:0: Xid 79\tRESTART_BM\n' \
+  >"$GA_TMP/xid/bad-hosts.txt"
+check "the drain reason carries the action" \
+  [ "$("$GA_BIN" drain "$GA_TMP/xid" 2>/dev/null)" = 'scontrol update nodename=d state=drain reason="gpuaccept: gpu.xid.none [RESTART_BM] (t)"' ]
 "$GA_BIN" drain "$GA_TMP" >/dev/null 2>"$GA_TMP/none.err"; rc=$?
 check "drain of a directory without bad-hosts.txt: exit 2, saying so" [ $rc -eq 2 ]
 check "  and naming the file" grep -q "no $GA_TMP/bad-hosts.txt" "$GA_TMP/none.err"

@@ -77,6 +77,26 @@ TEST(BadHosts, TheFileReadsBackAndNamesTheLineOfAnythingElse) {
   EXPECT_THROW(parse_bad_hosts(text + "node7\tnode fault\n", "f.txt"), std::runtime_error);
 }
 
+TEST(BadHosts, TheOperatorsActionsFromTheEvidenceOnceEach) {
+  const JournalData j = test::make_journal();
+  Judgement g = test::make_judgement();
+  Verdict x = test::verdict("gpu.xid.none", "gpu.xid_errors", "node2/gpu:0", VerdictStatus::fail, 2, "count", {},
+                            "gpu.xid_errors 2 is above the ceiling 0: Xid 79 (GPU has fallen off the bus): reboot");
+  x.params = nlohmann::json{{"actions", {{{"xid", 79}, {"action", "RESTART_BM"}}, {{"xid", 48}, {"action", "RESET_GPU"}}}}};
+  Verdict y = x;
+  y.place = "node2/gpu:1";
+  y.params = nlohmann::json{{"actions", {{{"xid", 79}, {"action", "RESTART_BM"}}}}};
+  g.verdicts = {x, y};
+  g.incomplete.reset();
+  const BadHosts b = bad_hosts(build_report(j, g));
+  ASSERT_EQ(b.hosts.size(), 1u);
+  EXPECT_EQ(b.hosts[0].actions, (std::vector<std::string>{"RESTART_BM", "RESET_GPU"}));
+  const BadHosts back = parse_bad_hosts(bad_hosts_text(b), "x");
+  EXPECT_EQ(back.hosts[0].actions, b.hosts[0].actions);
+  // A file of four columns (no actions) reads too.
+  EXPECT_TRUE(parse_bad_hosts("# gpuaccept bad hosts\nn1\tnode fault\tc\te\n", "x").hosts[0].actions.empty());
+}
+
 TEST(BadHosts, ACleanRunHasTheHeaderAndNoHost) {
   const JournalData j = test::make_journal();
   Judgement g = test::make_judgement();
