@@ -42,6 +42,8 @@
  *              of that host).
  *   scalable   ncclCommInitRankScalable with several ids: each group of ranks checks in with
  *              its own id's root, then the first id bootstraps the communicator (see there).
+ *              Exported although the fake says 2.19.3 (the real call came with 2.23); the
+ *              fake_nccl_old build (FAKE_NCCL_NO_SCALABLE) lacks it, as an older NCCL does.
  *   dtypes     every NCCL type is moved; sum, prod, max and min reduce the integer types,
  *              float32 and float64 (ncclFloat16/ncclBfloat16 reductions: ncclInvalidArgument).
  * FAKE_NCCL_WRONG: all_reduce changes element 0 of the result (a float gains 1, other types
@@ -489,6 +491,7 @@ int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
  * mostly talk to the root of their id; the communicator itself is then bootstrapped through
  * the first id (NCCL's commHash comes from the first id too). So an id that is not the same
  * on every rank, or whose root is unreachable, fails the init as it would in NCCL. */
+#ifndef FAKE_NCCL_NO_SCALABLE /* fake_nccl_old: an NCCL before 2.23, without the call */
 int ncclCommInitRankScalable(void** out, int n, int r, int nId, ncclUniqueId* ids, void* config) {
   (void)config;
   if (!ids || nId < 1 || nId > n || n < 1 || n > kMaxRanks || r < 0 || r >= n) return kInvalidArgument;
@@ -519,6 +522,7 @@ int ncclCommInitRankScalable(void** out, int n, int r, int nId, ncclUniqueId* id
   }
   return ncclCommInitRank(out, n, ids[0], r);
 }
+#endif
 int ncclCommDestroy(void* c) { release(c); return 0; }
 /* Closing the sockets is what the peers see: their collectives fail at once. The abort may
  * come from another thread while a collective runs on c: shut the sockets down (the collective

@@ -17,11 +17,14 @@
 #           GPU (report.json places) carries the UUID and serial its gpu.uuid / gpu.serial say;
 #   init  with ranks_per_unique_id 4, the cluster communicator (8 ranks) is made from 2 unique
 #         ids by ncclCommInitRankScalable, the 2-rank ones by ncclCommInitRank; both phases
-#         (unique ids, init) are timed on every GPU and the slowest init's host is named.
-# Args: fake libcuda, fake NVML, fake cuBLAS, fake NCCL (built by gpu.cmake).
+#         (unique ids, init) are timed on every GPU and the slowest init's host is named;
+#         a second, short run (the cluster scope alone) on an NCCL without
+#         ncclCommInitRankScalable (fake_nccl_old) falls back to one id and ncclCommInitRank.
+# Args: fake libcuda, fake NVML, fake cuBLAS, fake NCCL, fake NCCL without the scalable init
+# (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
-fake_cuda=$1 fake_nvml=$2 fake_cublas=$3 fake_nccl=$4
-for f in "$fake_cuda" "$fake_nvml" "$fake_cublas" "$fake_nccl"; do
+fake_cuda=$1 fake_nvml=$2 fake_cublas=$3 fake_nccl=$4 fake_nccl_old=$5
+for f in "$fake_cuda" "$fake_nvml" "$fake_cublas" "$fake_nccl" "$fake_nccl_old"; do
   [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
 done
 tree="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia"
@@ -115,4 +118,23 @@ slowest_other=$(for g in $gpus; do [ "$g" = ga-h1/gpu:0 ] || hbm "$g"; done | so
 log "HBM copy: ga-h1/gpu:0 $slow B/s, the slowest other GPU $slowest_other B/s"
 check "slow HBM: ga-h1/gpu:0 at most a fifth of every other GPU" \
   awk -v s="$slow" -v o="$slowest_other" 'BEGIN { exit !(s > 0 && s * 5 <= o) }'
+log "nccl without ncclCommInitRankScalable: one id, ncclCommInitRank"
+cat >"$GA_TMP/old.yaml" <<'YAML'
+schema_version: 1
+name: nccl-old-init
+description: the cluster communicator on an NCCL before 2.23
+probes:
+  - name: nccl
+    params: {scopes: [cluster], min_bytes: 1024, max_bytes: 1024, warmup_iters: 1, max_iters: 1, ranks_per_unique_id: 4}
+YAML
+# shellcheck disable=SC2046
+timeout 120 mpirun -np 8 --host ga-h1:2,ga-h2:2,ga-h3:2,ga-h4:2 $(fake_mpirun_opts) \
+  -x GPUACCEPT_SYSFS_ROOT="$tree" -x GPUACCEPT_CUDA_LIBRARY="$fake_cuda" -x GPUACCEPT_NVML_LIBRARY="$fake_nvml" \
+  -x GPUACCEPT_CUBLAS_LIBRARY="$fake_cublas" -x GPUACCEPT_NCCL_LIBRARY="$fake_nccl_old" \
+  "$GA_BIN" run --suite "$GA_TMP/old.yaml" --out "$GA_TMP/old" --probe-timeout 60 >"$GA_TMP/old.log" 2>&1
+log "mpirun exit $? (old NCCL)"
+run_output "$GA_TMP/old"
+check "old NCCL: nccl probe ok" test "$(status_of nccl)" = ok
+check "old NCCL: the 8-rank communicator by ncclCommInitRank from 1 id ($(init_of cluster))" \
+  test "$(init_of cluster)" = "ncclCommInitRank/1 "
 finish
