@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "app/commands.hpp"
+#include "probes/gpu/gpu_identity.hpp"
 #include "probes/harness/process_state.hpp"
+#include "probes/vendor/gpu_libraries.hpp"
 #include "suites/criteria.hpp"
 #include "topology/topology.hpp"
 
@@ -105,7 +107,11 @@ topo::ClusterTopology gather_topology(Comm& world, const Layout& l, const std::s
   if (l.local_rank == 0) {
     nlohmann::json j;
     try {
-      j = topo::to_json(topo::discover_local(host, sysfs_root));
+      auto h = topo::discover_local(host, sysfs_root);
+      // The GPUs' UUID and serial, so that the report names the card (probes/gpu/gpu_identity.hpp);
+      // NVML as the gpu probe finds it without suite params ($GPUACCEPT_NVML_LIBRARY, the driver's).
+      gpu::add_gpu_identities(h, sysfs_root, gpu::library_paths(nlohmann::json::object()).nvml);
+      j = topo::to_json(h);
     } catch (const std::exception& e) {
       topo::HostTopology h;
       h.hostname = host;

@@ -46,6 +46,8 @@ std::string where_single(const std::string& p, const HostIndex& topology) {
       std::vector<std::string> parts;
       if (g->numa_node) parts.push_back("NUMA " + std::to_string(*g->numa_node));
       if (g->pci_bus_id) parts.push_back("PCI " + *g->pci_bus_id);
+      if (g->uuid) parts.push_back(*g->uuid);  // the card to return: UUID and board serial
+      if (g->serial) parts.push_back("serial " + *g->serial);
       if (parts.empty()) return s;
       s += " (" + parts[0];
       for (std::size_t i = 1; i < parts.size(); ++i) s += ", " + parts[i];

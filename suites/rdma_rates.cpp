@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "suites/judge_parts.hpp"
 #include "topology/place.hpp"
@@ -10,21 +12,42 @@ namespace ga::judging {
 
 namespace {
 
-constexpr const char* kCounter = "rdma.counter.";
-constexpr const char* kReadAt = "rdma.counters_read_at";
+// One kind of counters read at the run's bounds: the rdma probe's port counters, the gpu
+// probe's NVLink counters. Both derive the same way; they differ in names and in the rate
+// their errors are held to.
+struct Family {
+  const char* probe;
+  const char* counter;                  // prefix of the raw readings
+  const char* read_at;                  // the host's clock at each reading
+  const char* rise;                     // prefix of the derived rises
+  const char* interval;
+  // Counters also derived as a rate: per bit the link carried (rdma), or per second (gpu).
+  std::vector<std::string> rated;
+  const char* rate_prefix;
+  const char* rate_unit;
+  bool per_bit;                         // divide by rdma.rate_gbps x 1e9 x interval, else by interval
+};
+
 // The counters whose rise is held against the link's bit count: each one is at least one bit
 // in error (a symbol, or a packet that failed its CRC).
-constexpr const char* kPerBit[] = {"symbol_error", "port_rcv_errors"};
+const Family kRdma{"rdma", "rdma.counter.", "rdma.counters_read_at", "rdma.counter_rise.", "rdma.counter_interval",
+                   {"symbol_error", "port_rcv_errors"}, "rdma.counter_per_bit.", "errors/bit", true};
+// NVLink CRC errors are judged by their rate a second, as DCGM's health watch does (100 a
+// second fail, suites/data/criteria-default-gpu.yaml); replays and recoveries by their count.
+const Family kNvLink{"gpu", "gpu.nvlink_counter.", "gpu.nvlink_counters_read_at", "gpu.nvlink_counter_rise.",
+                     "gpu.nvlink_counter_interval", {"crc_flit", "crc_data"}, "gpu.nvlink_counter_rate.", "errors/s",
+                     false};
 
 std::string read_of(const Metric& m) {
   auto it = m.params.find("read");
   return it != m.params.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-Metric derived(const std::string& name, const std::string& place, double v, const char* unit, Better better) {
+Metric derived(const char* probe, const std::string& name, const std::string& place, double v, const char* unit,
+               Better better) {
   Metric m;
   m.metric = name;
-  m.probe = "rdma";
+  m.probe = probe;
   m.place = place;
   m.unit = unit;
   m.better = better;
@@ -33,29 +56,26 @@ Metric derived(const std::string& name, const std::string& place, double v, cons
   return m;
 }
 
-}  // namespace
-
-std::vector<Metric> derive_rdma_counter_metrics(const std::vector<Metric>& metrics) {
+void derive_family(const std::vector<Metric>& metrics, const Family& f, std::vector<Metric>& out) {
   // host -> reading -> the host's clock at it
   std::map<std::string, std::map<std::string, double>> read_at;
-  // port -> counter -> reading -> value
+  // place -> counter -> reading -> value
   std::map<std::string, std::map<std::string, std::map<std::string, double>>> counters;
   std::map<std::string, double> rate_gbps;  // port -> its link rate
-  const std::size_t prefix = std::char_traits<char>::length(kCounter);
+  const std::size_t prefix = std::char_traits<char>::length(f.counter);
   for (const auto& m : metrics) {
     if (!m.value) continue;
-    if (m.metric == kReadAt) {
+    if (m.metric == f.read_at) {
       if (const auto r = read_of(m); !r.empty()) read_at[m.place][r] = *m.value;
-    } else if (m.metric.compare(0, prefix, kCounter) == 0) {
+    } else if (m.metric.compare(0, prefix, f.counter) == 0) {
       if (const auto r = read_of(m); !r.empty()) counters[m.place][m.metric.substr(prefix)][r] = *m.value;
-    } else if (m.metric == "rdma.rate_gbps") {
+    } else if (f.per_bit && m.metric == "rdma.rate_gbps") {
       rate_gbps[m.place] = *m.value;
     }
   }
 
-  std::vector<Metric> out;
-  for (const auto& [port, by_counter] : counters) {
-    const auto h = read_at.find(place::host_of(port));
+  for (const auto& [where, by_counter] : counters) {
+    const auto h = read_at.find(place::host_of(where));
     if (h == read_at.end() || h->second.size() < 2) continue;  // one reading: nothing to compare
     // The host's first and last reading by its clock, whatever they are called.
     auto first = h->second.begin(), last = h->second.begin();
@@ -71,16 +91,28 @@ std::vector<Metric> derive_rdma_counter_metrics(const std::vector<Metric>& metri
       if (a == reads.end() || b == reads.end()) continue;
       // A counter that went down was reset (or wrapped): what it holds now rose since.
       const double rise = b->second >= a->second ? b->second - a->second : b->second;
-      out.push_back(derived("rdma.counter_rise." + name, port, rise, "count", Better::lower));
+      out.push_back(derived(f.probe, f.rise + name, where, rise, "count", Better::lower));
       any = true;
-      const auto r = rate_gbps.find(port);
-      if (std::find(std::begin(kPerBit), std::end(kPerBit), name) != std::end(kPerBit) && r != rate_gbps.end() &&
-          r->second > 0 && interval > 0)
-        out.push_back(derived("rdma.counter_per_bit." + name, port, rise / (r->second * 1e9 * interval), "errors/bit",
-                              Better::lower));
+      if (std::find(f.rated.begin(), f.rated.end(), name) == f.rated.end() || !(interval > 0)) continue;
+      if (f.per_bit) {
+        const auto r = rate_gbps.find(where);
+        if (r != rate_gbps.end() && r->second > 0)
+          out.push_back(derived(f.probe, f.rate_prefix + name, where, rise / (r->second * 1e9 * interval), f.rate_unit,
+                                Better::lower));
+      } else {
+        out.push_back(derived(f.probe, f.rate_prefix + name, where, rise / interval, f.rate_unit, Better::lower));
+      }
     }
-    if (any) out.push_back(derived("rdma.counter_interval", port, interval, "s", Better::none));
+    if (any) out.push_back(derived(f.probe, f.interval, where, interval, "s", Better::none));
   }
+}
+
+}  // namespace
+
+std::vector<Metric> derive_rdma_counter_metrics(const std::vector<Metric>& metrics) {
+  std::vector<Metric> out;
+  derive_family(metrics, kRdma, out);
+  derive_family(metrics, kNvLink, out);
   return out;
 }
 

@@ -15,6 +15,14 @@
 //                                lower bound on its bit error rate (a bad packet holds at least one
 //                                bad bit), the quantity the IBTA's 1e-12 bounds.
 // A port with one reading (the run died before its end) or none gets nothing derived.
+//
+// The gpu probe's NVLink error counters (issue 12 item 7) derive the same way:
+// `gpu.nvlink_counter.<c>` at HOST/gpu:K (c: replay, recovery, crc_flit, crc_data, each summed
+// over the GPU's links) and `gpu.nvlink_counters_read_at` at HOST give, per GPU,
+//   gpu.nvlink_counter_interval, gpu.nvlink_counter_rise.<c>, and
+//   gpu.nvlink_counter_rate.<c>  for crc_flit and crc_data: the rise per second of the interval,
+//                                the rate DCGM's health watch holds NVLink CRC errors to.
+// derive_rdma_counter_metrics derives both families (the judge calls it by that name).
 #pragma once
 #include <vector>
 

@@ -38,7 +38,7 @@ nlohmann::json to_json(const HostTopology& h) {
     j["numa_nodes"].push_back({{"os_index", n.os_index}, {"cpuset", n.cpuset}, {"memory_bytes", opt(n.memory_bytes)}});
   j["gpus"] = nlohmann::json::array();
   for (const auto& g : h.gpus) {
-    j["gpus"].push_back({{"index", g.index},
+    nlohmann::json gj = {{"index", g.index},
                          {"vendor", g.vendor},
                          {"model", g.model},
                          {"pci_bus_id", opt(g.pci_bus_id)},
@@ -46,7 +46,9 @@ nlohmann::json to_json(const HostTopology& h) {
                          {"os_names", g.os_names},
                          {"uuid", opt(g.uuid)},
                          {"nearest_nics", g.nearest_nics},
-                         {"nic_path", g.nic_path ? nlohmann::json(to_string(*g.nic_path)) : nlohmann::json(nullptr)}});
+                         {"nic_path", g.nic_path ? nlohmann::json(to_string(*g.nic_path)) : nlohmann::json(nullptr)}};
+    if (g.serial) gj["serial"] = *g.serial;  // only when known: recorded topologies have none
+    j["gpus"].push_back(std::move(gj));
   }
   j["nics"] = nlohmann::json::array();
   for (const auto& n : h.nics)
@@ -91,6 +93,7 @@ HostTopology host_from_json(const nlohmann::json& j) {
       x.numa_node = get_opt<int>(g, "numa_node");
       x.os_names = g.at("os_names").get<std::vector<std::string>>();
       x.uuid = get_opt<std::string>(g, "uuid");
+      x.serial = get_opt<std::string>(g, "serial");
       x.nearest_nics = g.at("nearest_nics").get<std::vector<std::string>>();
       if (auto p = get_opt<std::string>(g, "nic_path")) x.nic_path = path_or_throw(*p);
       h.gpus.push_back(std::move(x));

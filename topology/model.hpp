@@ -29,7 +29,8 @@ struct Gpu {
   std::optional<std::string> pci_bus_id;  // "0000:4e:00.0", lower case
   std::optional<int> numa_node;         // OS index
   std::vector<std::string> os_names;    // OS device names seen (nvml0, rsmi3, cuda0, card1 ...)
-  std::optional<std::string> uuid;
+  std::optional<std::string> uuid;      // "GPU-8f6e...": hwloc's NVML info, else NVML at discovery
+  std::optional<std::string> serial;    // the board's serial number (NVML), so the right card is returned
   std::vector<std::string> nearest_nics;  // fabric NICs at the shortest PCIe path
   std::optional<PathClass> nic_path;    // the class of that path (nullopt when no NIC)
 };

@@ -13,6 +13,7 @@
 // not a pass). The other measurements are still emitted.
 #include <limits>
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 
@@ -36,6 +37,8 @@ namespace {
 using namespace ga::gpu;
 
 constexpr std::size_t kMiB = 1024 * 1024;
+constexpr const char* kErrorsPerSecond = "errors/s";
+constexpr int kMaxNvLinks = 18;  // NVML_NVLINK_MAX_LINKS in the 525-550 drivers
 
 struct GpuParams {
   std::size_t hbm_bytes = 1024 * kMiB;  // per buffer; capped by the memory share
@@ -203,11 +206,71 @@ class GpuProbe final : public Probe {
         {"gpu.nvlink_expected", unit::count, Better::none, "NVLinks the topology gives the GPU"},
         {"gpu.nvlink_inactive", unit::count, Better::lower, "NVLinks the topology expects that are not active"},
         {"gpu.xid_errors", unit::count, Better::lower, "XID errors of the GPU in the kernel log (params: codes)"},
+        // Identity: the card an operator returns (also in the topology, so every GPU row shows it).
+        {"gpu.pci_bus_id", unit::text, Better::none, "the GPU's PCI bus id as NVML reports it"},
+        {"gpu.uuid", unit::text, Better::none, "the GPU's UUID (NVML), the id nvidia-smi and the driver's logs use"},
+        {"gpu.serial", unit::text, Better::none, "the board's serial number (NVML), the one on the card's label"},
+        // NVLink error counters: read at the run's start and end (read_run_bound); the judge
+        // derives the rise and rates (suites/rdma_rates.hpp), declared here as the samples' owner.
+        {"gpu.nvlink_counter.*", unit::count, Better::none,
+         "one NVLink data-link error counter of the GPU, summed over its links, as read (params read: start or end "
+         "of the run, links: how many were read); suffix: replay, recovery, crc_flit, crc_data"},
+        {"gpu.nvlink_counters_read_at", unit::seconds, Better::none,
+         "when the host read its GPUs' NVLink counters, on its monotonic clock (params read: start or end of the run)"},
+        {"gpu.nvlink_counter_rise.*", unit::count, Better::lower,
+         "how much one NVLink error counter of the GPU rose between the run's first and last reading (derived by the "
+         "judge; a counter that went down was reset and counts its new value)"},
+        {"gpu.nvlink_counter_rate.*", kErrorsPerSecond, Better::lower,
+         "crc_flit and crc_data: the GPU's NVLink CRC errors over the run per second of it (derived by the judge)"},
+        {"gpu.nvlink_counter_interval", unit::seconds, Better::none,
+         "seconds between the run's first and last reading of the GPU's NVLink counters (derived by the judge)"},
         {"gpu.cuda_driver", unit::text, Better::none, "the CUDA driver API version (params: library)"},
         {"gpu.nvidia_driver", unit::text, Better::none, "the NVIDIA driver version (NVML)"},
     };
     i.params = param_decls();
     return i;
+  }
+
+  bool reads_run_bounds() const override { return true; }
+
+  // The NVLink error counters of every GPU of the host at the start and the end of the whole
+  // run, as the rdma probe reads its ports' (a link that replays or fails CRC while any probe
+  // runs shows): raw sums over each GPU's links and the host's clock, nothing derived (the
+  // judge derives rises and rates, so `gpuaccept judge DIR` computes the same offline). The
+  // host's first rank reads; a host without NVIDIA GPUs or NVML, or GPUs without NVLink, adds
+  // nothing (the run's probe says why).
+  void read_run_bound(RunBound at, ProbeContext& ctx, SampleSink& out) override {
+    if (ctx.local_rank != 0) return;
+    LibraryPaths paths;
+    try {
+      paths = library_paths(ctx.params);
+    } catch (const std::exception&) {
+      return;  // the run's probe fails on the same params, naming them
+    }
+    const auto gpus = nvidia_gpus_on_bus(ctx.host, ctx.sysfs_root);
+    if (gpus.empty()) return;
+    const Nvml nvml(paths.nvml);
+    if (!nvml.ok()) return;
+    const nlohmann::json read = {{"read", at == RunBound::start ? "start" : "end"}};
+    bool clock = false;
+    for (const auto& g : gpus) {
+      const auto d = nvml.device_by_pci(g.pci_bus_id, nullptr);
+      if (!d) continue;
+      const auto e = d->nvlink_errors(kMaxNvLinks);
+      if (!e) continue;
+      if (!clock) {
+        const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+        out.value(place::host(ctx.hostname), "gpu.nvlink_counters_read_at", now, unit::seconds, read);
+        clock = true;
+      }
+      nlohmann::json p = read;
+      p["links"] = e.value->links;
+      const std::string where = place::gpu(ctx.hostname, g.index);
+      out.value(where, "gpu.nvlink_counter.replay", double(e.value->replay), unit::count, p);
+      out.value(where, "gpu.nvlink_counter.recovery", double(e.value->recovery), unit::count, p);
+      out.value(where, "gpu.nvlink_counter.crc_flit", double(e.value->crc_flit), unit::count, p);
+      out.value(where, "gpu.nvlink_counter.crc_data", double(e.value->crc_data), unit::count, p);
+    }
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
@@ -458,6 +521,9 @@ class GpuProbe final : public Probe {
                      const Nvml::Device& nd, std::vector<std::string>& problems, std::vector<std::string>& notes) {
     // Unsupported readings (ECC on a board without it, NVLink on PCIe cards) are facts, not faults.
     auto unsupported = [&](const std::string& why) { notes.push_back(where + ": " + why); };
+    if (auto r = nd.pci_bus_id()) out.text(where, "gpu.pci_bus_id", *r.value); else unsupported(r.why);
+    if (auto r = nd.uuid()) out.text(where, "gpu.uuid", *r.value); else unsupported(r.why);
+    if (auto r = nd.serial()) out.text(where, "gpu.serial", *r.value); else unsupported(r.why);
     if (auto r = nd.temperature_c()) out.value(where, "gpu.temperature", *r.value, "degC"); else unsupported(r.why);
     if (auto r = nd.power_w()) out.value(where, "gpu.power", *r.value, "W"); else unsupported(r.why);
     if (auto r = nd.clock_mhz(1)) out.value(where, "gpu.clock_sm", *r.value, "MHz"); else unsupported(r.why);
@@ -491,8 +557,7 @@ class GpuProbe final : public Probe {
       unsupported(r.why);
     }
     const auto expected = expected_nvlinks(ctx.host, g.pci.index);
-    constexpr int kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS in the 525-550 drivers
-    const auto active = nd.nvlinks_active(kMaxLinks);
+    const auto active = nd.nvlinks_active(kMaxNvLinks);
     if (active) out.value(where, "gpu.nvlink_active", *active.value, unit::count);
     if (expected) {
       out.value(where, "gpu.nvlink_expected", *expected, unit::count, {{"source", "topology"}});

@@ -50,6 +50,12 @@ constexpr double kDefaultMemoryFraction = 0.25;
 // deadline) finds only the stuck rank still inside.
 constexpr double kDefaultAbortMargin = 3.0;
 constexpr int kDefaultMinRanks = 2;
+// A communicator of more ranks than this is bootstrapped from several unique ids, one per this
+// many ranks (ncclCommInitRankScalable). 256 is NCCL's own NCCL_UID_STAGGER_THRESHOLD default
+// (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, NCCL 2.23+): the number of ranks
+// connecting to one id's root above which NCCL staggers their connections (at
+// NCCL_UID_STAGGER_RATE, 7000 a second) to spare the root, i.e. slows its bootstrap down.
+constexpr int kDefaultRanksPerId = 256;
 
 sweep::SweepConfig default_sweep() {
   sweep::SweepConfig d;
@@ -73,6 +79,11 @@ std::vector<ParamDecl> param_decls() {
        "seconds before the probe's deadline at which an NCCL operation still running is aborted (ncclCommAbort); "
        "the ranks waiting in it then leave the probe and the watchdog names the rank that never entered"},
       {"min_ranks", ParamType::integer, kDefaultMinRanks, 1, {}, {}, "a scope with fewer ranks is not measured"},
+      {"ranks_per_unique_id", ParamType::integer, kDefaultRanksPerId, 1, {}, {},
+       "a communicator of more ranks is initialised with ncclCommInitRankScalable and one unique id per this many "
+       "ranks (rounded up), each made by its own root rank and shared over MPI; default NCCL's "
+       "NCCL_UID_STAGGER_THRESHOLD (256), above which one root staggers its ranks' connections. An NCCL without "
+       "ncclCommInitRankScalable (before 2.23) gets one id and ncclCommInitRank (params init, unique_ids say which)"},
       {"memory_fraction", ParamType::number, kDefaultMemoryFraction, 0, 1, {},
        "share of memory the largest line's buffers may take, in (0, 1): of the GPU's free memory (send and "
        "receive buffers) and of the host's MemAvailable divided among its ranks (the host copy), on the tightest rank"},
@@ -204,8 +215,19 @@ class NcclProbe final : public Probe {
     // Sweep lines (probes/harness/sweep.cpp line_samples) at HOST (intra-host) or cluster, with
     // params {scope, ranks, rail, nvls, algo, proto, collective, size, in_place ...}.
     i.metrics = {
-        {"nccl.init_time", unit::seconds, Better::lower, "ncclCommInitRank time of one GPU in one scope (place its GPU)"},
-        {"nccl.init_time_slowest", unit::seconds, Better::lower, "the slowest GPU's ncclCommInitRank time in one scope"},
+        {"nccl.init_time", unit::seconds, Better::lower,
+         "communicator init time of one GPU in one scope (place its GPU; params init: ncclCommInitRank or "
+         "ncclCommInitRankScalable, unique_ids: how many)"},
+        {"nccl.init_time_slowest", unit::seconds, Better::lower,
+         "the slowest GPU's init time in one scope (params: slowest_place, slowest_rank, init, unique_ids)"},
+        {"nccl.unique_id_time", unit::seconds, Better::lower,
+         "time of one GPU in one scope to have every unique id: made by their root ranks and shared over MPI, the phase "
+         "before the init (place its GPU; params: unique_ids)"},
+        {"nccl.unique_id_time_slowest", unit::seconds, Better::lower,
+         "the slowest GPU's nccl.unique_id_time in one scope (params: slowest_place, slowest_rank)"},
+        {"nccl.init_slowest_host", unit::text, Better::none,
+         "the host of the GPU whose communicator init was slowest in one scope (params: slowest_place, slowest_rank, "
+         "seconds)"},
         {"nccl.time", unit::seconds, Better::lower, "time of one operation of a sweep line, the slowest rank's"},
         {"nccl.algbw", unit::bytes_per_second, Better::higher, "algorithm bandwidth of a line: size over time"},
         {"nccl.busbw", unit::bytes_per_second, Better::higher,
@@ -250,6 +272,8 @@ class NcclProbe final : public Probe {
       share = ctx.params.value("time_share", kDefaultTimeShare);
       mem_fraction = ctx.params.value("memory_fraction", kDefaultMemoryFraction);
       min_ranks = ctx.params.value("min_ranks", kDefaultMinRanks);
+      ranks_per_id_ = ctx.params.value("ranks_per_unique_id", kDefaultRanksPerId);
+      if (ranks_per_id_ < 1) throw std::invalid_argument("ranks_per_unique_id must be >= 1");
       abort_margin = ctx.params.value("abort_margin_s", kDefaultAbortMargin);
       if (!(share > 0 && share <= 1) || !(mem_fraction > 0 && mem_fraction < 1) || min_ranks < 1)
         throw std::invalid_argument("time_share and memory_fraction must be in (0, 1], min_ranks >= 1");
@@ -499,6 +523,59 @@ class NcclProbe final : public Probe {
 
   enum class ScopeEnd { done, aborted };
 
+  struct Slowest {
+    double seconds = 0;
+    int rank = 0;
+    std::string place;
+  };
+  // The largest `mine` over the communicator, the lowest rank that has it and its place.
+  static Slowest slowest_rank(Comm& c, double mine, const std::string& my_place) {
+    Slowest s;
+    s.seconds = c.allreduce_max(mine);
+    s.rank = static_cast<int>(c.allreduce_min(mine == s.seconds ? c.rank() : c.size()));
+    s.place = c.broadcast(c.rank() == s.rank ? my_place : std::string(), s.rank);
+    return s;
+  }
+
+  // The unique ids of a communicator of c.size() ranks, the same on every rank: one id when
+  // it has at most ranks_per_id ranks, else one per ranks_per_id (rounded up), each made by
+  // the rank NCCL's documentation gives it (rankHasRoot: "Creating a communicator using
+  // multiple ncclUniqueIds") and shared with an allgather. An NCCL without
+  // ncclCommInitRankScalable gets one id. False, with `err`, when a root could not make its id.
+  static bool init_ids(Comm& c, const Nccl& nccl, int ranks_per_id, std::vector<NcclUniqueId>& ids, std::string& err,
+                       const char*& init) {
+    const int n = c.size();
+    int n_ids = n > ranks_per_id ? (n + ranks_per_id - 1) / ranks_per_id : 1;
+    if (n_ids > 1 && !nccl.has_scalable_init()) n_ids = 1;
+    init = n_ids > 1 ? "ncclCommInitRankScalable" : "ncclCommInitRank";
+    const int rmr = n % n_ids, rpr = n / n_ids, rlim = rmr * (rpr + 1), r = c.rank();
+    const bool root = r < rlim ? r % (rpr + 1) == 0 : (r - rlim) % rpr == 0;
+    std::string mine;
+    if (root) {
+      try {
+        const auto u = nccl.unique_id();
+        mine = "ok" + std::string(u.begin(), u.end());
+      } catch (const std::exception& e) {
+        mine = "er" + std::string(e.what());
+      }
+    }
+    for (const auto& s : c.allgather(mine)) {  // in rank order: the roots' ids in NCCL's order
+      if (s.empty()) continue;
+      if (s.rfind("er", 0) == 0) {
+        err = s.substr(2);
+        return false;
+      }
+      NcclUniqueId u{};
+      std::copy(s.begin() + 2, s.begin() + 2 + std::min<std::size_t>(u.size(), s.size() - 2), u.begin());
+      ids.push_back(u);
+    }
+    if (static_cast<int>(ids.size()) != n_ids) {
+      err = "expected " + std::to_string(n_ids) + " unique ids, got " + std::to_string(ids.size());
+      return false;
+    }
+    return true;
+  }
+
   ScopeEnd run_scope(ProbeContext& ctx, SampleSink& out, RankState& st, Scope sc, sweep::SweepConfig cfg,
                      const std::optional<sweep::Corruption>& corrupt, double seconds,
                      std::chrono::steady_clock::time_point abort_at, int min_ranks,
@@ -518,55 +595,68 @@ class NcclProbe final : public Probe {
       if (sub->rank() == 0) notes.push_back(std::string(name) + ": " + std::to_string(sub->size()) + " GPU(s), nothing to measure");
       return ScopeEnd::done;
     }
-    // Set-up: ranks start together; each times its own ncclCommInitRank.
+    // Set-up in two timed phases, the ranks starting together: the unique ids (made by their
+    // roots, shared over MPI) and the communicator's init. Above ranks_per_unique_id ranks,
+    // several ids and ncclCommInitRankScalable (init_ids).
     const Nccl& nccl = *st.nccl;
-    std::string id;
-    std::string err;
-    if (sub->rank() == 0) {
-      try {
-        auto u = nccl.unique_id();
-        id.assign(u.begin(), u.end());
-      } catch (const std::exception& e) {
-        err = e.what();
-      }
-    }
-    id = sub->broadcast(err.empty() ? "ok" + id : "er" + err, 0);
-    if (id.rfind("er", 0) == 0) {
-      problems.push_back(name + ": " + id.substr(2));
-      return ScopeEnd::done;
-    }
-    NcclUniqueId uid{};
-    std::copy(id.begin() + 2, id.begin() + 2 + std::min<std::size_t>(uid.size(), id.size() - 2), uid.begin());
+    // Where this communicator's part of the rank's NCCL debug log starts (the transport audit).
     const std::uintmax_t log_from = st.debug_log.path.empty() ? 0 : file_size_or_0(st.debug_log.path);
     sub->barrier();
     const double t0 = sub->wtime();
+    std::string err;
+    std::vector<NcclUniqueId> ids;
+    const char* wanted_init = "ncclCommInitRank";
+    if (!init_ids(*sub, nccl, ranks_per_id_, ids, err, wanted_init)) {
+      problems.push_back(name + ": " + err);
+      return ScopeEnd::done;
+    }
+    const double t1 = sub->wtime();
     std::unique_ptr<Nccl::Comm> comm;
     try {
-      comm = std::make_unique<Nccl::Comm>(nccl, sub->size(), uid, sub->rank());
+      comm = std::make_unique<Nccl::Comm>(nccl, sub->size(), ids, sub->rank());
     } catch (const std::exception& e) {
       err = e.what();
     }
-    const double init = sub->wtime() - t0;
+    const double t2 = sub->wtime();
+    const double id_time = t1 - t0, init = t2 - t1;
     const std::string gpu_place = place::gpu(ctx.hostname, st.gpu->pci.index);
     const std::string scope_place = sc == Scope::intra_host ? place::host(ctx.hostname) : std::string(place::cluster());
     nlohmann::json sp = {{"scope", name}, {"ranks", sub->size()}};
     if (sc == Scope::inter_host) sp["rail"] = st.local_gpu_pos;
+    nlohmann::json setup = sp;  // how the communicator was made
+    setup["init"] = comm ? comm->init_call() : wanted_init;
+    setup["unique_ids"] = ids.size();
     if (comm) {
       // Where this rank's sizes came from: its memory, its share, and the largest line chosen.
-      nlohmann::json ip = sp;
+      nlohmann::json ip = setup;
       const nlohmann::json mem = st.memory.params();  // a named object: items() of a temporary dangles
       for (const auto& [k, v] : mem.items()) ip[k] = v;
       ip["max_bytes"] = st.max_bytes;
       out.value(gpu_place, "nccl.init_time", init, unit::seconds, ip);
+      out.value(gpu_place, "nccl.unique_id_time", id_time, unit::seconds, setup);
     }
-    const double slowest = sub->allreduce_max(comm ? init : 0);
+    const Slowest slow_init = slowest_rank(*sub, comm ? init : 0, gpu_place);
+    const Slowest slow_id = slowest_rank(*sub, comm ? id_time : 0, gpu_place);
     if (sub->allreduce_max(comm ? 0 : 1) > 0) {
       // NCCL's own init is collective: a failure on one rank usually fails them all.
-      problems.push_back(name + ": " + (err.empty() ? "ncclCommInitRank failed on another rank" : err));
+      problems.push_back(name + ": " + (err.empty() ? std::string(wanted_init) + " failed on another rank" : err));
       if (comm) comm->abort();
       return ScopeEnd::done;
     }
-    if (sub->rank() == 0) out.value(scope_place, "nccl.init_time_slowest", slowest, unit::seconds, sp);
+    if (sub->rank() == 0) {
+      // The slowest rank of each phase, named: its GPU's place (host and GPU) and rank.
+      nlohmann::json p = setup;
+      p["slowest_place"] = slow_init.place;
+      p["slowest_rank"] = slow_init.rank;
+      out.value(scope_place, "nccl.init_time_slowest", slow_init.seconds, unit::seconds, p);
+      p["slowest_place"] = slow_id.place;
+      p["slowest_rank"] = slow_id.rank;
+      out.value(scope_place, "nccl.unique_id_time_slowest", slow_id.seconds, unit::seconds, p);
+      p["slowest_place"] = slow_init.place;
+      p["slowest_rank"] = slow_init.rank;
+      p["seconds"] = slow_init.seconds;
+      out.text(scope_place, "nccl.init_slowest_host", place::host_of(slow_init.place), p);
+    }
 
     // NVLS (NVLink SHARP) is NCCL's choice, not reported by its API; it is taken as on when
     // NCCL >= 2.17, NCCL_NVLS_ENABLE is not 0, every GPU supports multicast and some host
@@ -627,6 +717,8 @@ class NcclProbe final : public Probe {
     }
     return ScopeEnd::done;
   }
+
+  int ranks_per_id_ = kDefaultRanksPerId;  // this run's ranks_per_unique_id
 };
 
 }  // namespace

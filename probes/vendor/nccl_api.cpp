@@ -22,6 +22,8 @@ struct Nccl::Table {
   int (*get_version)(int*) = nullptr;
   int (*get_unique_id)(IdByValue*) = nullptr;
   int (*init_rank)(void**, int, IdByValue, int) = nullptr;
+  // (comm, nranks, myrank, nId, commIds, config): config NULL takes NCCL's defaults.
+  int (*init_rank_scalable)(void**, int, int, int, IdByValue*, void*) = nullptr;
   int (*destroy)(void*) = nullptr;
   int (*abort)(void*) = nullptr;
   int (*async_error)(void*, int*) = nullptr;
@@ -45,6 +47,7 @@ Nccl::Nccl(const std::vector<std::string>& candidates) : lib_(candidates), t_(st
   sym(t.get_version, "ncclGetVersion");
   sym(t.get_unique_id, "ncclGetUniqueId");
   sym(t.init_rank, "ncclCommInitRank");
+  sym(t.init_rank_scalable, "ncclCommInitRankScalable");  // 2.23+; optional
   sym(t.destroy, "ncclCommDestroy");
   sym(t.abort, "ncclCommAbort");
   sym(t.async_error, "ncclCommGetAsyncError");
@@ -108,6 +111,29 @@ Nccl::Comm::Comm(const Nccl& n, int nranks, const NcclUniqueId& uid, int rank) :
     std::string last = n.t_->last_error ? std::string(n.t_->last_error(nullptr) ? n.t_->last_error(nullptr) : "") : "";
     throw NcclError("ncclCommInitRank(nranks " + std::to_string(nranks) + ", rank " + std::to_string(rank) +
                     ") failed: " + n.error_string(rc) + (last.empty() ? "" : ": " + last));
+  }
+}
+
+bool Nccl::has_scalable_init() const { return loaded() && t_->init_rank_scalable; }
+
+Nccl::Comm::Comm(const Nccl& n, int nranks, const std::vector<NcclUniqueId>& uids, int rank) : n_(n) {
+  if (!n.loaded()) throw NcclError("NCCL not loaded: " + n.error());
+  if (uids.empty()) throw NcclError("no unique id to initialise a communicator with");
+  std::vector<IdByValue> ids(uids.size());
+  for (std::size_t i = 0; i < uids.size(); ++i) std::copy(uids[i].begin(), uids[i].end(), ids[i].internal);
+  int rc = 0;
+  if (uids.size() > 1 && n.t_->init_rank_scalable) {
+    init_call_ = "ncclCommInitRankScalable";
+    rc = n.t_->init_rank_scalable(&c_, nranks, rank, static_cast<int>(ids.size()), ids.data(), nullptr);
+  } else {
+    rc = n.t_->init_rank(&c_, nranks, ids.front(), rank);
+  }
+  if (rc != kSuccess) {
+    const char* last = n.t_->last_error ? n.t_->last_error(nullptr) : nullptr;
+    c_ = nullptr;
+    throw NcclError(std::string(init_call_) + "(nranks " + std::to_string(nranks) + ", rank " + std::to_string(rank) +
+                    (uids.size() > 1 ? ", " + std::to_string(uids.size()) + " unique ids" : std::string()) +
+                    ") failed: " + n.error_string(rc) + (last && *last ? std::string(": ") + last : std::string()));
   }
 }
 

@@ -1,6 +1,7 @@
 // Thin adapter over NCCL (the cluster's libnccl.so.2, or one named by `nccl_library` /
-// GPUACCEPT_NCCL_LIBRARY), loaded with dlopen. Only calls NCCL 2.12 already had are used
-// (grouped ncclSend/ncclRecv for alltoall, as nccl-tests does).
+// GPUACCEPT_NCCL_LIBRARY), loaded with dlopen. Only calls NCCL 2.12 already had are needed
+// (grouped ncclSend/ncclRecv for alltoall, as nccl-tests does); ncclCommInitRankScalable
+// (2.23+) is used where it is exported.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -28,11 +29,17 @@ class Nccl {
   int version_code() const;             // 22803 = 2.28.3
   std::string version() const;          // "2.28.3"
   NcclUniqueId unique_id() const;
+  // ncclCommInitRankScalable (NCCL 2.23+): a communicator bootstrapped from several unique ids.
+  bool has_scalable_init() const;
 
   // RAII communicator. Construction is ncclCommInitRank (collective over the nranks).
   class Comm {
    public:
     Comm(const Nccl& n, int nranks, const NcclUniqueId& id, int rank);
+    // Several ids (the same on every rank, in the same order): ncclCommInitRankScalable, or
+    // with one id, or where NCCL lacks it, ncclCommInitRank with the first; init_call() says which.
+    Comm(const Nccl& n, int nranks, const std::vector<NcclUniqueId>& ids, int rank);
+    const char* init_call() const { return init_call_; }
     ~Comm();
     Comm(const Comm&) = delete;
     Comm& operator=(const Comm&) = delete;
@@ -57,6 +64,7 @@ class Nccl {
     void check(int rc, const char* call) const;
     const Nccl& n_;
     void* c_ = nullptr;
+    const char* init_call_ = "ncclCommInitRank";
   };
 
  private:

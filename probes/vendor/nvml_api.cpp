@@ -1,5 +1,7 @@
 #include "probes/vendor/nvml_api.hpp"
 
+#include <cstring>
+
 namespace ga::gpu {
 
 namespace {
@@ -15,6 +17,17 @@ int both(int a, int b) { return a != kSuccess ? a : b; }
 struct MemoryInfo {                     // nvmlMemory_t
   unsigned long long total, free, used;
 };
+
+struct PciInfo {                        // nvmlPciInfo_t (the layout of the _v2 and _v3 calls)
+  char bus_id_legacy[16];
+  unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
+// nvml.h: NVML_DEVICE_UUID_V2_BUFFER_SIZE, NVML_DEVICE_SERIAL_BUFFER_SIZE.
+constexpr unsigned kUuidBytes = 96, kSerialBytes = 30;
+// nvmlNvLinkErrorCounter_t
+constexpr int kDlReplay = 0, kDlRecovery = 1, kDlCrcFlit = 2, kDlCrcData = 3;
+constexpr int kNotSupported = 3;
 }  // namespace
 
 struct Nvml::Table {
@@ -37,6 +50,10 @@ struct Nvml::Table {
   int (*pcie_gen_max)(void*, unsigned*) = nullptr;
   int (*pcie_width_max)(void*, unsigned*) = nullptr;
   int (*memory)(void*, MemoryInfo*) = nullptr;
+  int (*pci_info)(void*, PciInfo*) = nullptr;
+  int (*uuid)(void*, char*, unsigned) = nullptr;
+  int (*serial)(void*, char*, unsigned) = nullptr;
+  int (*nvlink_error)(void*, unsigned, int, unsigned long long*) = nullptr;
 };
 
 Nvml::Nvml(const std::vector<std::string>& candidates) : lib_(candidates), t_(std::make_shared<Table>()) {
@@ -67,6 +84,11 @@ Nvml::Nvml(const std::vector<std::string>& candidates) : lib_(candidates), t_(st
   sym(t.pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
   sym(t.pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth");
   sym(t.memory, "nvmlDeviceGetMemoryInfo");
+  sym(t.pci_info, "nvmlDeviceGetPciInfo_v3");
+  if (!t.pci_info) sym(t.pci_info, "nvmlDeviceGetPciInfo_v2");
+  sym(t.uuid, "nvmlDeviceGetUUID");
+  sym(t.serial, "nvmlDeviceGetSerial");
+  sym(t.nvlink_error, "nvmlDeviceGetNvLinkErrorCounter");
   if (!t.init || !t.by_pci) {
     error_ = lib_.name() + " lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2 (not a usable NVML)";
     return;
@@ -200,6 +222,50 @@ Reading<unsigned> Nvml::Device::pcie_width_max() const {
 Reading<std::uint64_t> Nvml::Device::memory_used() const {
   MemoryInfo m{};
   return GA_NVML_READ(std::uint64_t, memory, "nvmlDeviceGetMemoryInfo", fn(h_, &m), static_cast<std::uint64_t>(m.used));
+}
+
+Reading<std::string> Nvml::Device::pci_bus_id() const {
+  PciInfo p{};
+  return GA_NVML_READ(std::string, pci_info, "nvmlDeviceGetPciInfo", fn(h_, &p),
+                      std::string(p.bus_id, strnlen(p.bus_id, sizeof p.bus_id)));
+}
+Reading<std::string> Nvml::Device::uuid() const {
+  char buf[kUuidBytes] = {};
+  return GA_NVML_READ(std::string, uuid, "nvmlDeviceGetUUID", fn(h_, buf, sizeof buf), std::string(buf, strnlen(buf, sizeof buf)));
+}
+Reading<std::string> Nvml::Device::serial() const {
+  char buf[kSerialBytes] = {};
+  return GA_NVML_READ(std::string, serial, "nvmlDeviceGetSerial", fn(h_, buf, sizeof buf),
+                      std::string(buf, strnlen(buf, sizeof buf)));
+}
+
+Reading<NvLinkErrors> Nvml::Device::nvlink_errors(int max_links) const {
+  Reading<NvLinkErrors> r;
+  auto* fn = nvml_->t_->nvlink_error;
+  if (!fn) {
+    r.why = "nvmlDeviceGetNvLinkErrorCounter not exported by this NVML";
+    return r;
+  }
+  NvLinkErrors e;
+  std::string first_error;
+  for (int l = 0; l < max_links; ++l) {
+    unsigned long long v[4] = {};
+    int rc = 0;
+    for (int c : {kDlReplay, kDlRecovery, kDlCrcFlit, kDlCrcData})
+      if ((rc = fn(h_, static_cast<unsigned>(l), c, &v[c])) != kSuccess) break;
+    if (rc == kSuccess) {
+      e.replay += v[kDlReplay];
+      e.recovery += v[kDlRecovery];
+      e.crc_flit += v[kDlCrcFlit];
+      e.crc_data += v[kDlCrcData];
+      ++e.links;
+    } else if (first_error.empty() && (l == 0 || rc != kNotSupported)) {
+      first_error = nvml_->error_string(rc);  // link 0 unsupported: no NVLink on this board
+    }
+  }
+  if (e.links == 0) r.why = "nvmlDeviceGetNvLinkErrorCounter: " + (first_error.empty() ? std::string("no link") : first_error);
+  else r.value = e;
+  return r;
 }
 
 #undef GA_NVML_READ

@@ -31,6 +31,15 @@ struct EccCounts {
   std::uint64_t corrected = 0, uncorrected = 0;
 };
 
+// NVLink data-link error counters of one GPU, summed over the links that answered
+// (nvmlDeviceGetNvLinkErrorCounter: NVML_NVLINK_ERROR_DL_REPLAY, _DL_RECOVERY, _DL_CRC_FLIT,
+// _DL_CRC_DATA). Replays and recoveries are the link retransmitting and retraining; the CRC
+// counters count flits and data that failed their CRC (and were replayed).
+struct NvLinkErrors {
+  std::uint64_t replay = 0, recovery = 0, crc_flit = 0, crc_data = 0;
+  int links = 0;                        // links whose counters were read
+};
+
 class Nvml {
  public:
   // Loads and calls nvmlInit_v2; ok() is false with error() saying which step failed.
@@ -60,6 +69,15 @@ class Nvml {
     Reading<unsigned> pcie_gen_max() const;
     Reading<unsigned> pcie_width_max() const;
     Reading<std::uint64_t> memory_used() const;
+    // The board's identity, so that a verdict names the card to pull: the PCI bus id NVML
+    // reports ("00000000:1B:00.0"), the UUID ("GPU-..."), the board serial number.
+    Reading<std::string> pci_bus_id() const;
+    Reading<std::string> uuid() const;
+    Reading<std::string> serial() const;
+    // Error counters of links 0..max_links-1, summed; links that answer NOT_SUPPORTED (absent
+    // on this board) are skipped. No link read: the why of link 0. Blackwell drivers retire
+    // this call for field values (NVML_FI_DEV_NVLINK_*): there it reads as not supported.
+    Reading<NvLinkErrors> nvlink_errors(int max_links) const;
 
    private:
     friend class Nvml;

@@ -16,6 +16,8 @@
  *   nvlink_down        NVLink 0 of its 18 is down: NVML
  *   ecc_uncorrected    2 uncorrected volatile ECC errors: NVML
  *   hw_slowdown        the hardware-slowdown clock throttle reason is active: NVML
+ *   nvlink_crc         NVLink 0's CRC flit and data error counters rise (1000 and 250 a
+ *                      second) between any two reads: NVML
  * Unset (or empty), every GPU is healthy. A name it does not know stops the process with a
  * message, so that a typo never passes for a healthy run. */
 #pragma once
@@ -33,6 +35,7 @@ enum {
   FAKE_NVLINK_DOWN = 1 << 5,
   FAKE_ECC_UNCORRECTED = 1 << 6,
   FAKE_HW_SLOWDOWN = 1 << 7,
+  FAKE_NVLINK_CRC = 1 << 8,
 };
 enum { FAKE_GPUS = 2 };
 
@@ -84,9 +87,10 @@ static inline const struct fake_faults* fake_gpu_faults(void) {
       else if (!strcmp(name, "nvlink_down")) bit = FAKE_NVLINK_DOWN;
       else if (!strcmp(name, "ecc_uncorrected")) bit = FAKE_ECC_UNCORRECTED;
       else if (!strcmp(name, "hw_slowdown")) bit = FAKE_HW_SLOWDOWN;
+      else if (!strcmp(name, "nvlink_crc")) bit = FAKE_NVLINK_CRC;
       if (!bit) {
         fprintf(stderr, "GA_FAKE_GPU_FAULTS: unknown fault \"%s\" (slow_hbm, pcie_gen_low, pcie_width_low, xid[:CODE], "
-                        "row_remap_pending, nvlink_down, ecc_uncorrected, hw_slowdown)\n", name);
+                        "row_remap_pending, nvlink_down, ecc_uncorrected, hw_slowdown, nvlink_crc)\n", name);
         abort();
       }
       if (!mine) continue;

@@ -40,6 +40,10 @@
  *              peers wait inside the collective. WHO is `rank:R`, the launcher's rank
  *              (OMPI_COMM_WORLD_RANK, PMIX_RANK or SLURM_PROCID), or a hostname (every process
  *              of that host).
+ *   scalable   ncclCommInitRankScalable with several ids: each group of ranks checks in with
+ *              its own id's root, then the first id bootstraps the communicator (see there).
+ *              Exported although the fake says 2.19.3 (the real call came with 2.23); the
+ *              fake_nccl_old build (FAKE_NCCL_NO_SCALABLE) lacks it, as an older NCCL does.
  *   dtypes     every NCCL type is moved; sum, prod, max and min reduce the integer types,
  *              float32 and float64 (ncclFloat16/ncclBfloat16 reductions: ncclInvalidArgument).
  * FAKE_NCCL_WRONG: all_reduce changes element 0 of the result (a float gains 1, other types
@@ -502,6 +506,44 @@ int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
   *out = c;
   return kSuccess;
 }
+/* ncclCommInitRankScalable: the ranks are split among the ids as NCCL's documentation splits
+ * them (rankHasRoot: the first n % nId groups one rank larger), and the ranks of each group
+ * but the first check in with their own id's root (a table of their group), as NCCL's ranks
+ * mostly talk to the root of their id; the communicator itself is then bootstrapped through
+ * the first id (NCCL's commHash comes from the first id too). So an id that is not the same
+ * on every rank, or whose root is unreachable, fails the init as it would in NCCL. */
+#ifndef FAKE_NCCL_NO_SCALABLE /* fake_nccl_old: an NCCL before 2.23, without the call */
+int ncclCommInitRankScalable(void** out, int n, int r, int nId, ncclUniqueId* ids, void* config) {
+  (void)config;
+  if (!ids || nId < 1 || nId > n || n < 1 || n > kMaxRanks || r < 0 || r >= n) return kInvalidArgument;
+  for (int k = 0; k < nId; ++k)
+    if (memcmp(((struct id_layout*)ids[k].internal)->magic, kMagic, sizeof kMagic)) return kInvalidArgument;
+  const int rmr = n % nId, rpr = n / nId, rlim = rmr * (rpr + 1);
+  const int group = r < rlim ? r / (rpr + 1) : rmr + (r - rlim) / rpr;
+  const int local = r < rlim ? r % (rpr + 1) : (r - rlim) % rpr;
+  const int size = r < rlim ? rpr + 1 : rpr;
+  info("Init with %d unique ids (ncclCommInitRankScalable): rank %d in group %d of %d ranks", nId, r, group, size);
+  if (group > 0) {
+    struct id_layout l;
+    memcpy(&l, ids[group].internal, sizeof l);
+    struct rail rails[kMaxRails];
+    if (find_rails(rails) == 0) return set_error("no usable IPv4 interface (NCCL_SOCKET_IFNAME=%s)", getenv("NCCL_SOCKET_IFNAME") ?: "");
+    int fd = connect_to(&rails[0], &l.root, kInitTimeoutS);
+    if (fd < 0) return set_error("unique id %d: root %s:%d unreachable: %s", group, inet_ntoa(l.root.sin_addr), ntohs(l.root.sin_port), strerror(errno));
+    struct rank_info me;
+    memset(&me, 0, sizeof me);
+    me.rank = local; me.nranks = size;
+    struct rank_info* table = calloc((size_t)size, sizeof *table);
+    set_timeout(fd, kInitTimeoutS);
+    const int bad = !table || send_all(fd, &l.comm_id, sizeof l.comm_id) || send_all(fd, &me, sizeof me) ||
+                    recv_all(fd, table, (size_t)size * sizeof *table);
+    close(fd);
+    free(table);
+    if (bad) return set_error("unique id %d: not all %d ranks of its group arrived within %d s (rank %d waited)", group, size, kInitTimeoutS, r);
+  }
+  return ncclCommInitRank(out, n, ids[0], r);
+}
+#endif
 int ncclCommDestroy(void* c) { release(c); return 0; }
 /* Closing the sockets is what the peers see: their collectives fail at once. The abort may
  * come from another thread while a collective runs on c: shut the sockets down (the collective

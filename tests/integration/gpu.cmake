@@ -11,14 +11,18 @@ add_library(fake_cublas SHARED ${GA_FAKES_DIR}/fake_libcublas.c)
 add_library(fake_nccl SHARED ${GA_FAKES_DIR}/fake_libnccl.c)
 add_library(fake_nccl_wrong SHARED ${GA_FAKES_DIR}/fake_libnccl.c)
 target_compile_definitions(fake_nccl_wrong PRIVATE FAKE_NCCL_WRONG=1)
+# An NCCL before 2.23: no ncclCommInitRankScalable (the probe falls back to ncclCommInitRank).
+add_library(fake_nccl_old SHARED ${GA_FAKES_DIR}/fake_libnccl.c)
+target_compile_definitions(fake_nccl_old PRIVATE FAKE_NCCL_NO_SCALABLE=1)
 # Runs one rank of a fake-NCCL ring without MPI and counts the bytes its interfaces sent.
 add_executable(nccl_ring_bytes ${GA_FAKES_DIR}/nccl_ring_bytes.c)
 target_link_libraries(nccl_ring_bytes PRIVATE ${CMAKE_DL_LIBS})
 find_package(Threads REQUIRED)
 target_link_libraries(fake_nccl PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 target_link_libraries(fake_nccl_wrong PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+target_link_libraries(fake_nccl_old PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 set(GA_GPU_FAKES fake_cuda_ok fake_cuda_init_fail fake_cuda_old fake_cuda_incomplete fake_cuda_dev_fail
-    fake_nvml fake_cublas fake_nccl fake_nccl_wrong)
+    fake_nvml fake_cublas fake_nccl fake_nccl_wrong fake_nccl_old)
 set_target_properties(${GA_GPU_FAKES} PROPERTIES C_VISIBILITY_PRESET default CXX_VISIBILITY_PRESET default)
 
 if(TARGET test_probes)
@@ -48,7 +52,8 @@ ga_integration_test(gpu.nccl_ring_bytes gpu_nccl_bytes.sh TIMEOUT 120 SERIAL
 # 4 fake hosts x 2 ranks: the nccl sweep's every collective over TCP, checked, and six GPU
 # faults (GA_FAKE_GPU_FAULTS) each named at its GPU.
 ga_integration_test(gpu.cluster_fakes gpu_cluster_fakes.sh TIMEOUT 420 SERIAL
-  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
+  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>
+       $<TARGET_FILE:fake_nccl_old>)
 # A hang or a death inside NCCL at 4 fake hosts x 2 ranks: a rank that never enters a
 # collective (named, exit 3, within the deadline), a peer killed mid-collective (named), rank 0
 # killed mid-run (the deputy writes the report, naming rank 0).

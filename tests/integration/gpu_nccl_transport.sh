@@ -98,7 +98,16 @@ rc=$?
 log "mpirun exit $rc"
 run_output "$GA_TMP/run2"
 check "report written" test -s "$r"
-check "exit 0: the GDR verdicts are warnings (exit $rc)" test "$rc" -eq 0
+# The fake hosts' topology now lists their GPUs with the nearest NICs of the recorded tree
+# (probes/gpu/gpu_identity.cpp): gpu:1's are mlx5_4..7, and the fake NCCL's log says every rank
+# used mlx5_0, so the NIC check fails there (an error: exit 1), and only there.
+check "exit 1: NCCL used a NIC off gpu:1's switch (exit $rc)" test "$rc" -eq 1
+check "nccl.transport.nic_near_gpu fails at gpu:1 of both hosts alone ($(places_of nccl.transport.nic_near_gpu fail))" \
+  test "$(places_of nccl.transport.nic_near_gpu fail)" = "ga-h1/gpu:1 ga-h2/gpu:1"
+check "nccl.transport.nic_near_gpu passes at gpu:0 of both hosts ($(places_of nccl.transport.nic_near_gpu pass))" \
+  test "$(places_of nccl.transport.nic_near_gpu pass)" = "ga-h1/gpu:0 ga-h2/gpu:0"
+check "the GDR verdicts are warnings" \
+  test "$(jqr "$r" '[.verdicts[] | select(.criterion=="nccl.transport.gdr") | .severity] | unique | join(",")')" = warning
 check "every GPU's communicators said IB" \
   test "$(jq -r 'select(.type=="sample" and .metric=="nccl.transport") | .text' "$j" | sort -u)" = IB
 check "nccl.transport.rdma passes at all 4 GPUs, fails nowhere" \

@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 // Every unit spelling samples use. A new one is fine, but must be added here on purpose.
 const std::set<std::string> kUnits = {unit::bytes, unit::seconds, unit::bytes_per_second, unit::count, unit::text,
                                       unit::boolean, unit::flops, unit::percent, "x", "ppm", "Gb/s", "op/s",
-                                      "degC", "W", "MHz", "errors/bit"};
+                                      "degC", "W", "MHz", "errors/bit", "errors/s"};
 // Metrics whose samples carry no unit at all (a plain ratio).
 const std::set<std::string> kUnitless = {"p2p.unreachable_fraction"};
 
@@ -148,9 +148,10 @@ TEST(ProbeDeclarations, BothSweepProbesDeclareEverySweepKeyAlike) {
   for (const auto& d : coll.params)
     if (!keys.count(d.name)) EXPECT_TRUE(d.name == "time_share" || d.name == "corrupt") << d.name;
   for (const char* own : {"time_share", "corrupt", "scopes", "min_ranks", "memory_fraction", "min_cuda_driver",
-                          "cuda_library", "nccl_library", "nvml_library", "cublas_library", "abort_margin_s"})
+                          "cuda_library", "nccl_library", "nvml_library", "cublas_library", "abort_margin_s",
+                          "ranks_per_unique_id"})
     EXPECT_TRUE(param(nccl, own)) << own;
-  EXPECT_EQ(nccl.params.size(), keys.size() + 11);
+  EXPECT_EQ(nccl.params.size(), keys.size() + 12);
   EXPECT_EQ(coll.params.size(), keys.size() + 2);
   // The sweep's own defaults are the declared ones where the probe does not change them.
   const sweep::SweepConfig d;

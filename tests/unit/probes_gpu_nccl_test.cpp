@@ -34,6 +34,14 @@ TEST(NcclProbe, OneRankSweepsEveryCollectiveWithADataCheck) {
   EXPECT_EQ(init[0]->params["scope"], "intra-host");
   ASSERT_EQ(r.out.find("nccl.init_time_slowest").size(), 1u);
   EXPECT_EQ(r.out.find("nccl.init_time_slowest")[0]->place, "h1");
+  // One rank, at most ranks_per_unique_id: one id and ncclCommInitRank, said in the params;
+  // both phases timed; the slowest rank's place and host named.
+  EXPECT_EQ(init[0]->params["init"], "ncclCommInitRank");
+  EXPECT_EQ(init[0]->params["unique_ids"], 1);
+  ASSERT_EQ(r.out.find("nccl.unique_id_time", "h1/gpu:0").size(), 1u);
+  EXPECT_EQ(r.out.find("nccl.init_time_slowest")[0]->params["slowest_place"], "h1/gpu:0");
+  ASSERT_EQ(r.out.find("nccl.init_slowest_host", "h1").size(), 1u);
+  EXPECT_EQ(*r.out.find("nccl.init_slowest_host", "h1")[0]->text, "h1");
   // Every collective, checked, nothing wrong; in place only where NCCL has it.
   std::set<std::pair<std::string, bool>> seen;
   for (auto* s : r.out.find("nccl.wrong")) {

@@ -108,6 +108,21 @@ TEST(ReportsBuild, HostWithoutTopologyOrMetricsStillGetsASection) {
   EXPECT_EQ(r.hosts[1].rows[0].where(), "GPU 0 (not in topology)");
 }
 
+// A GPU row names the card to return: its UUID and board serial from the topology (issue 12 item 7).
+TEST(ReportsBuild, GpuRowsShowTheUuidAndSerialOfTheTopology) {
+  auto j = test::make_journal();
+  j.topology.hosts[0].gpus[1].uuid = "GPU-0b1c2d3e-aaaa-bbbb-cccc-0123456789ab";
+  j.topology.hosts[0].gpus[1].serial = "1650923012345";
+  auto g = test::make_judgement();
+  g.metrics.push_back(test::metric("gpu.hbm_bw", "node2/gpu:1", 1e12, "B/s"));
+  Report r = build_report(j, g);
+  std::string where;
+  for (const auto& row : r.hosts[0].rows)
+    if (row.place() == "node2/gpu:1") where = row.where();
+  EXPECT_NE(where.find("GPU-0b1c2d3e-aaaa-bbbb-cccc-0123456789ab"), std::string::npos) << where;
+  EXPECT_NE(where.find("serial 1650923012345"), std::string::npos) << where;
+}
+
 // The writers print values through base::format_quantity, the judge's rule (base/quantity.hpp).
 TEST(ReportsFormat, HumanUnits) {
   EXPECT_EQ(base::format_quantity(4.512e11, "B/s"), "451 GB/s");
