@@ -12,7 +12,7 @@ namespace ga::app {
 
 namespace {
 
-constexpr std::array<const char*, 7> kCommands = {"run", "judge", "topo", "list", "launch", "drain", "undrain"};
+constexpr std::array<const char*, 8> kCommands = {"run", "judge", "topo", "list", "launch", "drain", "undrain", "rerun-plan"};
 
 bool is_command(const std::string& word) {
   return std::any_of(kCommands.begin(), kCommands.end(), [&](const char* c) { return word == c; });
@@ -205,6 +205,18 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                   "exit codes: 0 nothing to resume, 1 lines printed (and run with --apply), 2 bad usage or no\n"
                   "            bad-hosts.txt, 5 sinfo or scontrol failed");
 
+  CLI::App* rerun = app.add_subcommand(
+      "rerun-plan", "Print the re-test of a run's node-fault and inconclusive hosts, with hosts that passed as partners");
+  rerun->add_option("DIR", cl.rerun_plan.dir, "The run directory")->type_name("")->required();
+  rerun->add_option("--partners", cl.rerun_plan.partners, "How many hosts that passed join as known-good partners")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  rerun->add_option("--ranks-per-host", cl.rerun_plan.ranks_per_host, "Ranks on each host of the mpirun line (default 1)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  rerun->footer("Runs nothing. exit codes: 0 nothing to re-test, 1 a plan printed, 2 bad usage or no bad-hosts.txt");
+
   // After the subcommands, which copy the help flag and the footer from here when created.
   app.set_help_flag("-h,--help", "Print this help and exit (also: gpuaccept help [COMMAND])");
   app.set_version_flag("--version", [] { return version_text(); },
@@ -213,7 +225,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
 
   // Unknown options and extra arguments stay in the subcommand's remaining(), so the message
   // can say which command did not take them.
-  for (CLI::App* s : {run, judge, topo, list, launch, drain, undrain}) s->allow_extras();
+  for (CLI::App* s : {run, judge, topo, list, launch, drain, undrain, rerun}) s->allow_extras();
   CLI::App* sub = command.empty() ? nullptr : app.get_subcommand(command);
 
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
@@ -230,6 +242,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     if (sub == judge) return usage_error(command, "judge needs the run directory: gpuaccept judge DIR [--criteria FILE]");
     if (sub == drain) return usage_error(command, "drain needs the run directory: gpuaccept drain DIR [--apply]");
     if (sub == undrain) return usage_error(command, "undrain needs the run directory: gpuaccept undrain DIR [--apply]");
+    if (sub == rerun) return usage_error(command, "rerun-plan needs the run directory: gpuaccept rerun-plan DIR");
     return usage_error(command, message_of(e, sub));
   } catch (const CLI::ParseError& e) {
     return usage_error(command, message_of(e, sub));
@@ -250,6 +263,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   else if (sub == launch) cl.action = CommandLine::Action::launch;
   else if (sub == drain) cl.action = CommandLine::Action::drain;
   else if (sub == undrain) cl.action = CommandLine::Action::undrain;
+  else if (sub == rerun) cl.action = CommandLine::Action::rerun_plan;
   else cl.action = CommandLine::Action::list;
   return cl;
 }

@@ -9,7 +9,7 @@
 namespace ga::app {
 
 struct CommandLine {
-  enum class Action { run, judge, topo, list, launch, drain, undrain, help, version, usage_error };
+  enum class Action { run, judge, topo, list, launch, drain, undrain, rerun_plan, help, version, usage_error };
   Action action = Action::run;
   RunOptions run;       // run.argv: argv as given, for the report
   JudgeOptions judge;
@@ -18,6 +18,7 @@ struct CommandLine {
   LaunchOptions launch;
   DrainOptions drain;
   UndrainOptions undrain;
+  RerunPlanOptions rerun_plan;
   // help: the help text for stdout. usage_error: "gpuaccept: MESSAGE\nrun 'gpuaccept ... --help'\n"
   // for stderr.
   std::string text;

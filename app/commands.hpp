@@ -65,7 +65,17 @@ struct LaunchOptions {
   std::vector<std::string> run_args;    // after "--": gpuaccept run's options
 };
 
+struct RerunPlanOptions {
+  std::string dir;
+  int partners = 2;                     // hosts that passed, as known-good partners
+  int ranks_per_host = 0;               // 0: 1
+};
+
 int run_command(const RunOptions&, int* argc, char*** argv);
+// The re-test of DIR's node-fault and inconclusive hosts with hosts that passed as partners:
+// the hostfile, the mpirun and the sbatch lines. 0 nothing to re-test, 1 a plan printed, 2 bad
+// usage or no bad-hosts.txt.
+int rerun_plan_command(const RerunPlanOptions&);
 // The mpirun (or, with --slurm, srun) line for `gpuaccept run RUN_ARGS`: printed with --dry-run,
 // else exec'd (its exit code is the run's). 2 bad usage or hostfile.
 int launch_command(const LaunchOptions&);

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     case CommandLine::Action::launch: return launch_command(cl.launch);
     case CommandLine::Action::drain: return drain_command(cl.drain);
     case CommandLine::Action::undrain: return undrain_command(cl.undrain);
+    case CommandLine::Action::rerun_plan: return rerun_plan_command(cl.rerun_plan);
   }
   return ga::kExitUsage;
 }

@@ -63,6 +63,19 @@ printf '# gpuaccept bad hosts: one line per host that did not pass (2 of 4)\n# r
   >"$GA_TMP/other/bad-hosts.txt"
 "$GA_BIN" drain "$GA_TMP/other" >"$GA_TMP/other.out" 2>/dev/null; rc=$?
 check "drain of tool errors and inconclusive hosts only: exit 0, nothing printed" [ $rc -eq 0 -a ! -s "$GA_TMP/other.out" ]
+# rerun-plan (issue 13 item 5, the plan): the inconclusive host again, with two that passed.
+plan=$("$GA_BIN" rerun-plan "$GA_TMP/other" 2>/dev/null); rc=$?
+check "rerun-plan: exit 1, a plan printed" [ $rc -eq 1 ]
+check "  the inconclusive host c, not the tool error b, with a and d that passed" \
+  [ "$(sed -n '/^# hostfile:/,/^#/p' <<<"$plan" | grep -v '^#' | tr '\n' ' ')" = "c a d " ]
+check "  its mpirun line, built by the launchers" \
+  grep -qx "mpirun -np 3 --host c:1,a:1,d:1 --map-by ppr:1:node --bind-to numa gpuaccept run --suite default" <<<"$plan"
+check "  and its sbatch line" grep -qx "sbatch --nodes=3 --nodelist=c,a,d slurm/gpuaccept.sbatch --suite default" <<<"$plan"
+mkdir -p "$GA_TMP/xid"
+printf '# gpuaccept bad hosts: one line per host that did not pass (0 of 2)\n# run: t\n# overall: PASS\n# judged: a,b\n' >"$GA_TMP/xid/bad-hosts.txt"
+"$GA_BIN" rerun-plan "$GA_TMP/xid" >/dev/null 2>&1
+check "rerun-plan with nothing to re-test: exit 0" [ $? -eq 0 ]
+
 # The operator's action the evidence names (the Xid catalogue's) goes into the drain reason.
 mkdir -p "$GA_TMP/xid"
 printf '# gpuaccept bad hosts: one line per host that did not pass (1 of 4)\n# run: t\n# overall: FAIL\n# judged: a,b,c,d\nd\tnode fault\tgpu.xid.none\tgpu.xid.none at d/gpu:0: Xid 79\tRESTART_BM\n' \
