@@ -106,7 +106,9 @@ Nccl::Comm::Comm(const Nccl& n, int nranks, const NcclUniqueId& uid, int rank) :
   if (!n.loaded()) throw NcclError("NCCL not loaded: " + n.error());
   IdByValue id;
   std::copy(uid.begin(), uid.end(), id.internal);
-  const int rc = n.t_->init_rank(&c_, nranks, id, rank);
+  void* c = nullptr;
+  const int rc = n.t_->init_rank(&c, nranks, id, rank);
+  c_.store(rc == kSuccess ? c : nullptr, std::memory_order_release);
   if (rc != kSuccess) {
     std::string last = n.t_->last_error ? std::string(n.t_->last_error(nullptr) ? n.t_->last_error(nullptr) : "") : "";
     throw NcclError("ncclCommInitRank(nranks " + std::to_string(nranks) + ", rank " + std::to_string(rank) +
@@ -122,15 +124,16 @@ Nccl::Comm::Comm(const Nccl& n, int nranks, const std::vector<NcclUniqueId>& uid
   std::vector<IdByValue> ids(uids.size());
   for (std::size_t i = 0; i < uids.size(); ++i) std::copy(uids[i].begin(), uids[i].end(), ids[i].internal);
   int rc = 0;
+  void* c = nullptr;
   if (uids.size() > 1 && n.t_->init_rank_scalable) {
     init_call_ = "ncclCommInitRankScalable";
-    rc = n.t_->init_rank_scalable(&c_, nranks, rank, static_cast<int>(ids.size()), ids.data(), nullptr);
+    rc = n.t_->init_rank_scalable(&c, nranks, rank, static_cast<int>(ids.size()), ids.data(), nullptr);
   } else {
-    rc = n.t_->init_rank(&c_, nranks, ids.front(), rank);
+    rc = n.t_->init_rank(&c, nranks, ids.front(), rank);
   }
+  c_.store(rc == kSuccess ? c : nullptr, std::memory_order_release);
   if (rc != kSuccess) {
     const char* last = n.t_->last_error ? n.t_->last_error(nullptr) : nullptr;
-    c_ = nullptr;
     throw NcclError(std::string(init_call_) + "(nranks " + std::to_string(nranks) + ", rank " + std::to_string(rank) +
                     (uids.size() > 1 ? ", " + std::to_string(uids.size()) + " unique ids" : std::string()) +
                     ") failed: " + n.error_string(rc) + (last && *last ? std::string(": ") + last : std::string()));
@@ -138,12 +141,11 @@ Nccl::Comm::Comm(const Nccl& n, int nranks, const std::vector<NcclUniqueId>& uid
 }
 
 Nccl::Comm::~Comm() {
-  if (c_) n_.t_->destroy(c_);
+  if (void* c = c_.exchange(nullptr)) n_.t_->destroy(c);
 }
 
 void Nccl::Comm::abort() noexcept {
-  if (c_) n_.t_->abort(c_);
-  c_ = nullptr;
+  if (void* c = c_.exchange(nullptr)) n_.t_->abort(c);
 }
 
 void Nccl::Comm::check(int rc, const char* call) const {
@@ -152,33 +154,33 @@ void Nccl::Comm::check(int rc, const char* call) const {
 
 std::string Nccl::Comm::async_error() const {
   int e = 0;
-  if (c_ && n_.t_->async_error(c_, &e) == kSuccess && e != kSuccess) return n_.error_string(e);
+  if (void* c = comm(); c && n_.t_->async_error(c, &e) == kSuccess && e != kSuccess) return n_.error_string(e);
   return {};
 }
 
 void Nccl::Comm::all_reduce(const void* s, void* r, std::size_t count, void* st) const {
-  check(n_.t_->all_reduce(s, r, count, kFloat32, kSum, c_, st), "ncclAllReduce");
+  check(n_.t_->all_reduce(s, r, count, kFloat32, kSum, comm(), st), "ncclAllReduce");
 }
 void Nccl::Comm::all_reduce_sum_u64(const void* s, void* r, std::size_t count, void* st) const {
-  check(n_.t_->all_reduce(s, r, count, kUint64, kSum, c_, st), "ncclAllReduce");
+  check(n_.t_->all_reduce(s, r, count, kUint64, kSum, comm(), st), "ncclAllReduce");
 }
 void Nccl::Comm::all_gather(const void* s, void* r, std::size_t count, void* st) const {
-  check(n_.t_->all_gather(s, r, count, kFloat32, c_, st), "ncclAllGather");
+  check(n_.t_->all_gather(s, r, count, kFloat32, comm(), st), "ncclAllGather");
 }
 void Nccl::Comm::reduce_scatter(const void* s, void* r, std::size_t count, void* st) const {
-  check(n_.t_->reduce_scatter(s, r, count, kFloat32, kSum, c_, st), "ncclReduceScatter");
+  check(n_.t_->reduce_scatter(s, r, count, kFloat32, kSum, comm(), st), "ncclReduceScatter");
 }
 void Nccl::Comm::broadcast(const void* s, void* r, std::size_t count, int root, void* st) const {
-  check(n_.t_->broadcast(s, r, count, kFloat32, root, c_, st), "ncclBroadcast");
+  check(n_.t_->broadcast(s, r, count, kFloat32, root, comm(), st), "ncclBroadcast");
 }
 void Nccl::Comm::reduce(const void* s, void* r, std::size_t count, int root, void* st) const {
-  check(n_.t_->reduce(s, r, count, kFloat32, kSum, root, c_, st), "ncclReduce");
+  check(n_.t_->reduce(s, r, count, kFloat32, kSum, root, comm(), st), "ncclReduce");
 }
 void Nccl::Comm::send(const void* s, std::size_t count, int peer, void* st) const {
-  check(n_.t_->send(s, count, kFloat32, peer, c_, st), "ncclSend");
+  check(n_.t_->send(s, count, kFloat32, peer, comm(), st), "ncclSend");
 }
 void Nccl::Comm::recv(void* r, std::size_t count, int peer, void* st) const {
-  check(n_.t_->recv(r, count, kFloat32, peer, c_, st), "ncclRecv");
+  check(n_.t_->recv(r, count, kFloat32, peer, comm(), st), "ncclRecv");
 }
 void Nccl::Comm::group_start() const { check(n_.t_->group_start(), "ncclGroupStart"); }
 void Nccl::Comm::group_end() const { check(n_.t_->group_end(), "ncclGroupEnd"); }

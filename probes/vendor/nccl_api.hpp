@@ -4,6 +4,7 @@
 // (2.23+) is used where it is exported.
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -62,8 +63,11 @@ class Nccl {
 
    private:
     void check(int rc, const char* call) const;
+    void* comm() const { return c_.load(std::memory_order_acquire); }
     const Nccl& n_;
-    void* c_ = nullptr;
+    // Atomic: the nccl probe's guard thread aborts a hung communicator (abort()) while the
+    // probe's thread may be inside a call on it; exchange() makes one of two aborts the one.
+    std::atomic<void*> c_{nullptr};
     const char* init_call_ = "ncclCommInitRank";
   };
 
