@@ -25,15 +25,6 @@ namespace ga::app {
 
 namespace {
 
-BadHosts read_bad_hosts(const std::string& dir) {
-  const auto path = (std::filesystem::path(dir) / "bad-hosts.txt").string();
-  if (!std::filesystem::exists(path))
-    throw std::runtime_error("no " + path + " (a run writes it; for an older run directory, `gpuaccept judge " + dir +
-                             "` writes it)");
-  const auto bytes = base::read_whole_file(path);
-  return parse_bad_hosts(std::string(bytes.begin(), bytes.end()), path);
-}
-
 // Runs argv (no shell) and returns its exit status; its stdout into *out when given.
 int run_argv(const std::vector<std::string>& argv, std::string* out) {
   std::vector<char*> args;

@@ -45,11 +45,7 @@ std::string join(const std::vector<std::string>& v) {
 
 int rerun_plan_command(const RerunPlanOptions& o) {
   try {
-    const auto path = (std::filesystem::path(o.dir) / "bad-hosts.txt").string();
-    if (!std::filesystem::exists(path))
-      throw std::runtime_error("no " + path + " (for an older run directory, `gpuaccept judge " + o.dir + "` writes it)");
-    const auto bytes = base::read_whole_file(path);
-    const BadHosts b = parse_bad_hosts(std::string(bytes.begin(), bytes.end()), path);
+    const BadHosts b = read_bad_hosts(o.dir);
     std::vector<std::string> suspects, faults, unsure;
     std::set<std::string> listed;
     for (const auto& h : b.hosts) {

@@ -1,12 +1,14 @@
 #include "reports/bad_hosts.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "base/file_io.hpp"
 #include "base/natural_order.hpp"
 #include "topology/place.hpp"
 
@@ -179,6 +181,15 @@ BadHosts parse_bad_hosts(const std::string& text, const std::string& name) {
   }
   if (!header) throw std::runtime_error(name + ": not a gpuaccept bad-hosts file (empty)");
   return b;
+}
+
+BadHosts read_bad_hosts(const std::string& dir) {
+  const auto path = (std::filesystem::path(dir) / "bad-hosts.txt").string();
+  if (!std::filesystem::exists(path))
+    throw std::runtime_error("no " + path + " (a run writes it; for an older run directory, `gpuaccept judge " + dir +
+                             "` writes it)");
+  const auto bytes = base::read_whole_file(path);
+  return parse_bad_hosts(std::string(bytes.begin(), bytes.end()), path);
 }
 
 }  // namespace ga

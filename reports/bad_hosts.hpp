@@ -46,6 +46,8 @@ std::string bad_hosts_text(const BadHosts&);
 // The file back (gpuaccept drain/undrain); a file of four columns (no actions) reads too. Throws std::runtime_error naming the line of
 // anything it cannot read.
 BadHosts parse_bad_hosts(const std::string& text, const std::string& name);
+// DIR/bad-hosts.txt read and parsed; throws std::runtime_error saying how to write it when absent.
+BadHosts read_bad_hosts(const std::string& dir);
 // "node fault", "tool error", "inconclusive"
 const char* outcome_words(OutcomeClass);
 
