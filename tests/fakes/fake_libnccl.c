@@ -31,6 +31,12 @@
  *              communicator runs (a watchdog's abort): it shuts the sockets down, so that
  *              collective fails at once ("communicator aborted"), waits for it to leave, then
  *              frees the communicator.
+ *   nic/GPU    GA_FAKE_NCCL_NIC_PER_GPU=1 (tests only): each GPU uses the NIC of its own rail, as NCCL
+ *              on a rail-optimised node uses the NIC on the GPU's PCIe switch: a rank's NIC is
+ *              interface (local rank mod its interfaces), the local rank standing for the GPU
+ *              (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID or MPI_LOCALRANKID; gpuaccept gives
+ *              local rank k the k-th GPU), and two ranks share one connection, on the NIC of
+ *              the lower rank. Then a fault on one interface slows that rail's GPUs alone.
  *   hook       GA_FAKE_NCCL_NEVER_ENTER=WHO[@N] (tests only): the process WHO names never enters
  *              its N-th collective on a communicator of several ranks (default the first; each
  *              ncclAllReduce/AllGather/ReduceScatter/Broadcast/Reduce, ncclGroupEnd of a group
@@ -96,6 +102,7 @@ struct id_layout {
 /* What each rank tells the root, and the root tells everyone. */
 struct rank_info {
   int32_t rank, nranks, rails;
+  int32_t nic;             /* GA_FAKE_NCCL_NIC_PER_GPU: the rail of this rank's GPU, else -1 */
   struct sockaddr_in addr[kMaxRails];
   char ifname[kMaxRails][IF_NAMESIZE];
 };
@@ -372,6 +379,25 @@ static const char* peer_text(const struct comm* c, int peer) {
   return buf;
 }
 
+/* GA_FAKE_NCCL_NIC_PER_GPU: this process's NIC among its nr interfaces, else -1. */
+static int own_nic(int nr) {
+  const char* on = getenv("GA_FAKE_NCCL_NIC_PER_GPU");
+  if (!on || strcmp(on, "1") != 0 || nr < 1) return -1;
+  const char* names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
+    const char* v = getenv(names[i]);
+    if (v && *v) return atoi(v) % nr;
+  }
+  return 0;
+}
+/* The interface two ranks connect over: the lower rank's NIC (per-GPU NICs), else rail k. */
+static int link_rail(const struct comm* c, int a, int b, int k) {
+  const struct rank_info* lo = &c->info[a < b ? a : b];
+  const struct rank_info* hi = &c->info[a < b ? b : a];
+  if (lo->nic < 0) return k;
+  return lo->nic < hi->rails ? lo->nic : 0;
+}
+
 int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
   if (n == 1 && r == 0) { *out = &g_one; return kSuccess; }
   struct id_layout l;
@@ -389,6 +415,7 @@ int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
   struct rank_info me;
   memset(&me, 0, sizeof me);
   me.rank = r; me.nranks = n; me.rails = nr;
+  me.nic = own_nic(nr);
   for (int k = 0; k < nr; ++k) {
     listen_fd[k] = bound_socket(&rails[k]);
     socklen_t len = sizeof me.addr[k];
@@ -438,6 +465,8 @@ int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
     if (c->info[p].rank != p || c->info[p].nranks != n) e = set_error("bootstrap: inconsistent table at rank %d", p);
     else if (c->info[p].rails < c->rails) c->rails = c->info[p].rails;
   }
+  /* Per-GPU NICs: one connection between two ranks, on link_rail's interface. */
+  if (e == kSuccess && me.nic >= 0) c->rails = 1;
   /* One connection per peer and rail: the lower rank connects, the higher accepts. */
   const int R = c->rails;
   if (e == kSuccess) {
@@ -447,24 +476,27 @@ int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
   }
   for (int p = r + 1; e == kSuccess && p < n; ++p)
     for (int k = 0; k < R && e == kSuccess; ++k) {
-      int fd = connect_to(&rails[k], &c->info[p].addr[k], kInitTimeoutS);
-      int32_t hello[3] = {r, k, 0};
+      const int via = link_rail(c, r, p, k);
+      int fd = connect_to(&rails[via], &c->info[p].addr[via], kInitTimeoutS);
+      int32_t hello[3] = {r, via, 0};
       if (fd < 0 || send_all(fd, &c->comm_id, sizeof c->comm_id) || send_all(fd, hello, sizeof hello)) {
         if (fd >= 0) close(fd);
-        e = set_error("connect to %s on %s: %s", peer_text(c, p), rails[k].name, strerror(errno));
+        e = set_error("connect to %s on %s: %s", peer_text(c, p), rails[via].name, strerror(errno));
         break;
       }
       c->fd[p * R + k] = fd;
     }
+  /* Per-GPU NICs: a lower rank may come on any interface (its NIC), so all are watched. */
+  const int watched = me.nic >= 0 ? nr : R;
   for (int want = r * R; e == kSuccess && want > 0;) {
     struct pollfd pf[kMaxRails];
-    for (int j = 0; j < R; ++j) pf[j] = (struct pollfd){listen_fd[j], POLLIN, 0};
+    for (int j = 0; j < watched; ++j) pf[j] = (struct pollfd){listen_fd[j], POLLIN, 0};
     const double left = kInitTimeoutS - (now() - start);
-    if (left <= 0 || poll(pf, (nfds_t)R, (int)(left * 1000) + 1) <= 0) {
+    if (left <= 0 || poll(pf, (nfds_t)watched, (int)(left * 1000) + 1) <= 0) {
       e = set_error("rank %d: %d connection(s) from lower ranks missing after %d s", r, want, kInitTimeoutS);
       break;
     }
-    for (int j = 0; j < R && want > 0; ++j) {
+    for (int j = 0; j < watched && want > 0; ++j) {
       if (!(pf[j].revents & POLLIN)) continue;
       int fd = accept4(listen_fd[j], NULL, NULL, SOCK_CLOEXEC);
       if (fd < 0) continue;
@@ -472,11 +504,12 @@ int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
       int32_t hello[3];
       set_timeout(fd, 5);
       if (recv_all(fd, &cid, sizeof cid) || recv_all(fd, hello, sizeof hello) || cid != c->comm_id || hello[0] < 0 ||
-          hello[0] >= r || hello[1] != j || c->fd[hello[0] * R + j] >= 0) {
+          hello[0] >= r || hello[1] != j || link_rail(c, hello[0], r, me.nic >= 0 ? 0 : j) != j ||
+          c->fd[hello[0] * R + (me.nic >= 0 ? 0 : j)] >= 0) {
         close(fd);  /* a stranger (another communicator's, a port scan): wait for the real one */
         continue;
       }
-      c->fd[hello[0] * R + j] = fd;
+      c->fd[hello[0] * R + (me.nic >= 0 ? 0 : j)] = fd;
       --want;
     }
   }
@@ -496,8 +529,8 @@ int ncclCommInitRank(void** out, int n, ncclUniqueId id, int r) {
   for (int k = 0; k < R; ++k) {
     const char* net = fake_log_net ? "IB" : "Socket";
     const char* g = fake_log_net == 2 ? "/GDRDMA" : "";
-    info("Channel %02d/0 : %d[%d] -> %d[%d] [send] via NET/%s/%d%s", k, r, r, next, next, net, k, g);
-    info("Channel %02d/0 : %d[%d] -> %d[%d] [receive] via NET/%s/%d%s", k, prev, prev, r, r, net, k, g);
+    info("Channel %02d/0 : %d[%d] -> %d[%d] [send] via NET/%s/%d%s", k, r, r, next, next, net, link_rail(c, r, next, k), g);
+    info("Channel %02d/0 : %d[%d] -> %d[%d] [receive] via NET/%s/%d%s", k, prev, prev, r, r, net, link_rail(c, prev, r, k), g);
   }
   info("Connected all rings");
   info("%d coll channels, 0 nvls channels, %d p2p channels, %d p2p channels per peer", R, R, R);
