@@ -29,7 +29,13 @@ struct Pair {
   std::vector<FabricObservation> obs;
 };
 
+// Where pair measurements come from: the fabric's p2p probe (latency and bandwidth, each
+// direction on its own) or the nccl probe's isolation pass (busbw of a 2-GPU all_reduce, which
+// moves the same bytes both ways at once: one figure per pair, undirected).
 struct Group {
+  std::string prefix = "p2p";           // the probe: the derived metrics are PREFIX.host_slowdown ...
+  bool lower = true;                    // lower is better (latencies)
+  bool undirected = false;              // one figure per pair: no sending/receiving split
   std::string basis, path;
   long long size = 0;
   std::optional<long long> rail;
@@ -37,7 +43,9 @@ struct Group {
 };
 
 // Latencies (the median and the tail): lower is better. Bandwidth: higher is better.
-bool lat(const Group& g) { return g.basis != "bw"; }
+bool lat(const Group& g) { return g.lower; }
+// An endpoint is judged on its best pair either way (latency: a round trip; NCCL: both ways).
+bool either_way(const Group& g) { return g.lower || g.undirected; }
 
 // The better of two middle values: half the endpoints may be bad and it is still a good one's.
 double better_median(std::vector<double> v, bool lower_is_better) {
@@ -82,7 +90,10 @@ std::map<std::string, Group> collect(const std::vector<Metric>& metrics) {
   std::map<std::string, Group> groups;
   for (const auto& m : metrics) {
     std::vector<std::string> bases;
-    if (m.metric == "p2p.latency_p50") bases = {"latency"};
+    const bool nccl = m.metric == "nccl.pair_busbw" || m.metric == "nccl.pair_completed";
+    if (nccl) {
+      if (m.metric == "nccl.pair_busbw" || (m.value && *m.value == 0)) bases = {"busbw"};
+    } else if (m.metric == "p2p.latency_p50") bases = {"latency"};
     else if (m.metric == "p2p.latency_p99") bases = {"latency_p99"};
     else if (m.metric == "p2p.bw") bases = {"bw"};
     else if (m.metric == "p2p.completed" && m.value && *m.value == 0 && m.params.contains("test")) {
@@ -91,7 +102,8 @@ std::map<std::string, Group> collect(const std::vector<Metric>& metrics) {
       if (t == "bw") bases = {"bw"};
     }
     if (bases.empty()) continue;
-    if (m.metric != "p2p.completed" && !m.value) continue;
+    const bool completion = m.metric == "p2p.completed" || m.metric == "nccl.pair_completed";
+    if (!completion && !m.value) continue;
     const auto& p = m.params;
     if (!p.contains("direction") || !p["direction"].is_string() || !p.contains("size") ||
         !p["size"].is_number_integer())
@@ -102,18 +114,20 @@ std::map<std::string, Group> collect(const std::vector<Metric>& metrics) {
     for (const auto& basis : bases) {
       Group proto;
       proto.basis = basis;
+      if (nccl) proto.prefix = "nccl", proto.lower = false, proto.undirected = true;
+      else proto.lower = basis != "bw";
       proto.size = p["size"].get<long long>();
       proto.path = p.contains("path") && p["path"].is_string() ? p["path"].get<std::string>() : "inter";
       if (p.contains("rail") && p["rail"].is_number_integer()) proto.rail = p["rail"].get<long long>();
-      const std::string gk = basis + "|" + std::to_string(proto.size) + "|" + proto.path + "|" +
+      const std::string gk = proto.prefix + "|" + basis + "|" + std::to_string(proto.size) + "|" + proto.path + "|" +
                              (proto.rail ? std::to_string(*proto.rail) : "-");
       auto& g = groups.try_emplace(gk, proto).first->second;
       FabricObservation o;
       o.src = dir.substr(0, arrow);
       o.dst = dir.substr(arrow + 2);
       o.pass_label = p.contains("pass") ? p["pass"].dump() : "1";
-      if (m.metric == "p2p.completed") {
-        o.value = basis == "bw" ? 0 : INFINITY;
+      if (completion) {
+        o.value = proto.lower ? INFINITY : 0;
         o.why = p.contains("why") && p["why"].is_string() ? p["why"].get<std::string>() : "did not complete";
       } else {
         o.value = *m.value;
@@ -142,7 +156,7 @@ struct Out {
     m.metric = metric;
     m.place = place;
     m.params = derived_params(g, direction);
-    m.probe = "p2p";  // derived from p2p's samples
+    m.probe = g.prefix;  // derived from that probe's samples
     m.unit = "x";
     if (value) m.value = m.min = m.max = *value;
     else m.not_completed = incomplete_why(ev.observations);
@@ -211,7 +225,7 @@ Bests bests_of(const Group& g, const std::string& pass_only) {
 double reference_of(const Group& g, const std::map<std::string, double>& any,
                     const std::map<std::string, double>& out, const std::map<std::string, double>& in) {
   std::vector<double> v;
-  if (lat(g)) {
+  if (either_way(g)) {
     for (const auto& [e, x] : any) v.push_back(x);
   } else {
     for (const auto& [e, x] : out) v.push_back(x);
@@ -232,8 +246,8 @@ void analyze_inter(const Group& g, Out& out) {
   // The cluster: the reference, and how many endpoints reached nobody at all.
   {
     Metric m;
-    m.metric = "p2p." + g.basis + "_median";
-    m.probe = "p2p";
+    m.metric = g.prefix + "." + g.basis + "_median";
+    m.probe = g.prefix;
     m.place = place::cluster();
     m.params = {{"size", g.size}, {"path", g.path}};
     if (g.rail) m.params = m.params.with("rail", *g.rail);
@@ -242,7 +256,7 @@ void analyze_inter(const Group& g, Out& out) {
     if (std::isfinite(ref) && ref > 0) m.value = m.min = m.max = ref;
     else m.not_completed = "no reference: most endpoints completed no pair";
     out.a.derived.push_back(m);
-    m.metric = "p2p.unreachable_fraction";
+    m.metric = g.prefix + ".unreachable_fraction";
     m.params = m.params.with("basis", g.basis);
     m.unit = "";
     m.value = m.min = m.max = best_any.empty() ? 0.0 : double(unreachable) / double(best_any.size());
@@ -277,9 +291,9 @@ void analyze_inter(const Group& g, Out& out) {
     const auto& index = direction == "in" ? pairs_in : direction == "out" ? pairs_out : pairs_any;
     if (auto it = index.find(e); it != index.end())
       for (const Pair* pr : it->second) ev.observations.insert(ev.observations.end(), pr->obs.begin(), pr->obs.end());
-    out.add(g, "p2p.host_slowdown", e, direction, r, std::move(ev));
+    out.add(g, g.prefix + ".host_slowdown", e, direction, r, std::move(ev));
   };
-  if (lat(g)) {
+  if (either_way(g)) {
     for (const auto& [e, b] : best_any) host(e, "both", b);
   } else {
     for (const auto& [e, b] : best_out) host(e, "out", b);
@@ -319,6 +333,10 @@ void analyze_inter(const Group& g, Out& out) {
         // An end that completed nothing explains this pair not completing either.
         if (std::isinf(expected)) r = 1.0;
         else if (completed(g, o.value)) r = o.value / expected;
+      } else if (g.undirected) {
+        expected = std::min({base, at(b.typ_any, s, base), at(b.typ_any, d, base)});
+        if (expected <= 0) r = 1.0;
+        else if (completed(g, o.value)) r = expected / o.value;
       } else {
         expected = std::min({base, at(b.typ_out, s, base), at(b.typ_in, d, base)});
         if (expected <= 0) r = 1.0;
@@ -329,7 +347,7 @@ void analyze_inter(const Group& g, Out& out) {
     FabricEvidence ev = evidence(g, ref);
     ev.expected = expected_used;
     ev.observations = pr.obs;
-    out.add(g, "p2p.link_slowdown", pr.place, s + "->" + d, residual, std::move(ev));
+    out.add(g, g.prefix + ".link_slowdown", pr.place, s + "->" + d, residual, std::move(ev));
   }
 }
 
@@ -348,7 +366,7 @@ void analyze_intra(const Group& g, Out& out) {
   for (const auto& [place, obs] : by_place) {
     FabricEvidence ev = evidence(g, ref);
     ev.observations = obs;
-    out.add(g, "p2p.intra_slowdown", place, "both", worse(g, best_of(g, obs), ref), std::move(ev));
+    out.add(g, g.prefix + ".intra_slowdown", place, "both", worse(g, best_of(g, obs), ref), std::move(ev));
   }
 }
 
@@ -362,11 +380,25 @@ std::string value_of(const FabricEvidence& ev, const FabricObservation& o) {
   return base::format_quantity(o.value, ev.unit);
 }
 
+// "host_slowdown", "link_slowdown" or "intra_slowdown" for p2p's and nccl's derived metrics, "".
+std::string analysis_kind(const std::string& metric) {
+  for (const std::string pre : {"p2p.", "nccl."})
+    if (metric.rfind(pre, 0) == 0) {
+      const std::string rest = metric.substr(pre.size());
+      if (rest == "host_slowdown" || rest == "link_slowdown" || rest == "intra_slowdown") return rest;
+    }
+  return "";
+}
+
+std::string prefix_of(const std::string& metric) { return metric.substr(0, metric.find('.')); }
+
 }  // namespace
 
 FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics) {
   FabricAnalysis a;
   Out out{a};
+  for (const auto& m : metrics)
+    if (m.metric == "nccl.rail_devices" && m.text) a.described[m.place] = *m.text;
   for (const auto& [k, g] : collect(metrics)) {
     if (g.path != "intra") analyze_inter(g, out);
     else if (g.basis != "latency_p99") analyze_intra(g, out);
@@ -376,8 +408,8 @@ FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics) {
 
 void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verdicts) {
   for (auto& v : verdicts) {
-    if (v.metric != "p2p.host_slowdown" && v.metric != "p2p.link_slowdown" && v.metric != "p2p.intra_slowdown")
-      continue;
+    const std::string kind = analysis_kind(v.metric);
+    if (kind.empty()) continue;
     auto it = a.evidence.find(key_of(v.metric, v.place, v.params));
     const bool bounded = v.bounds.contains("value") && v.bounds["value"].is_number();
     if (it == a.evidence.end() || (!bounded && !v.not_completed)) continue;
@@ -385,7 +417,7 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
     // Without a bound (nothing completed, so nothing was compared) every observation that did
     // complete counts as not slow: only what did not complete is evidence.
     const double bound = bounded ? v.bounds["value"].get<double>() : INFINITY;
-    const bool link = v.metric == "p2p.link_slowdown";
+    const bool link = kind == "link_slowdown";
     const double base = link ? ev.expected : ev.reference;
     // Slow: worse than the bound, or never completed at all.
     auto slow_obs = [&](const FabricObservation& o) {
@@ -427,13 +459,13 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
                           : "contradicted (slow in " + std::to_string(slow_retests) + " of " + std::to_string(retests) +
                                 " re-tests";
       sure += link                                  ? ": re-test the pair"
-              : v.metric == "p2p.intra_slowdown" ? ": one pair inside the host; re-test the host"
+              : kind == "intra_slowdown" ? ": one pair inside the host; re-test the host"
               : distinct < 2                      ? ": a single partner, the fault may be the other end"
                                                   : "; slow with all " + std::to_string(distinct) + " partners";
       sure += "), so inconclusive, not failed";
     } else if (link) {
       sure = "high (slow in the first pass and in " + std::to_string(retests) + " re-test(s) of the same pair)";
-    } else if (v.metric == "p2p.intra_slowdown") {
+    } else if (kind == "intra_slowdown") {
       sure = "high (slow in the first pass and in " + std::to_string(retests) + " re-test(s) of the pair inside the host)";
     } else if (distinct >= 2) {
       sure = "high (slow with all " + std::to_string(distinct) + " partners, and in " + std::to_string(retests) +
@@ -444,26 +476,55 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
     const std::string basis_label = ev.basis == "latency_p99" ? "latency tail, p99" : ev.basis;
     const auto& dir = v.params.contains("direction") ? v.params["direction"].get<std::string>() : "";
     std::string what = link ? "suspect link " + v.place + " (" + dir + ", " + ev.basis + ")"
-                            : v.metric == "p2p.intra_slowdown" ? "suspect path inside host " + place::host_of(v.place)
+                            : kind == "intra_slowdown" ? "suspect path inside host " + place::host_of(v.place)
                                                                : "suspect " + v.place + " (" + basis_label +
                                                                      (dir == "both" ? "" : dir == "out" ? ", sending" : ", receiving") + ")";
+    if (auto d = a.described.find(v.place); d != a.described.end()) what += " [" + d->second + "]";
     v.reason += "; " + what + ": " + list + "; sure: " + sure;
   }
   // "A slow pair between otherwise healthy hosts is a suspect link": a pair with a suspect
   // end is that end's fault (a lossy host slows some of its pairs at random), so the link
   // is not blamed. A bad link on a bad host hides behind the host until the host is fixed.
-  std::set<std::string> suspects;
+  std::set<std::string> suspects;  // PREFIX|place
   for (const auto& v : verdicts)
-    if (v.metric == "p2p.host_slowdown" && v.fails_run()) suspects.insert(v.place);
+    if (analysis_kind(v.metric) == "host_slowdown" && v.fails_run()) suspects.insert(prefix_of(v.metric) + "|" + v.place);
   for (auto& v : verdicts) {
-    if (v.metric != "p2p.link_slowdown") continue;
+    if (analysis_kind(v.metric) != "link_slowdown") continue;
     if (v.status != VerdictStatus::fail && v.status != VerdictStatus::inconclusive) continue;
     auto ends = place::split_pair(v.place);
     if (!ends) continue;
-    std::string end = suspects.count(ends->first) ? ends->first : suspects.count(ends->second) ? ends->second : "";
+    const std::string pre = prefix_of(v.metric) + "|";
+    std::string end = suspects.count(pre + ends->first) ? ends->first : suspects.count(pre + ends->second) ? ends->second : "";
     if (end.empty()) continue;
     v.status = VerdictStatus::skipped;
     v.reason += "; not blamed on the link: its end " + end + " is a suspect host (see its verdict)";
+  }
+  // NCCL: a scope across hosts that fell short is its culprit's doing where the isolation pass
+  // blamed one of its endpoints or links (confirmed by re-tests): the verdict belongs to that
+  // place, not to `cluster`. By rail for the inter-host scope; any culprit for the cluster scope,
+  // whose ring crosses every rail.
+  std::map<long long, std::vector<std::string>> culprits;  // rail -> places
+  std::vector<std::string> any_culprit;
+  for (const auto& v : verdicts) {
+    const std::string kind = analysis_kind(v.metric);
+    if (prefix_of(v.metric) != "nccl" || (kind != "host_slowdown" && kind != "link_slowdown") ||
+        v.status != VerdictStatus::fail)
+      continue;
+    if (v.params.contains("rail") && v.params["rail"].is_number_integer())
+      culprits[v.params["rail"].get<long long>()].push_back(v.place);
+    any_culprit.push_back(v.place);
+  }
+  if (any_culprit.empty()) return;
+  for (auto& v : verdicts) {
+    if (prefix_of(v.metric) != "nccl" || v.place != place::cluster() || v.status != VerdictStatus::fail) continue;
+    const std::string scope = v.params.contains("scope") && v.params["scope"].is_string() ? v.params["scope"].get<std::string>() : "";
+    const std::vector<std::string>* by = nullptr;
+    if (scope == "cluster") by = &any_culprit;
+    else if (scope == "inter-host" && v.params.contains("rail") && v.params["rail"].is_number_integer())
+      if (auto it = culprits.find(v.params["rail"].get<long long>()); it != culprits.end()) by = &it->second;
+    if (!by) continue;
+    v.status = VerdictStatus::skipped;
+    v.reason += "; not blamed on the cluster: the isolation pass blamed " + list_text(*by, 4) + " (see their verdicts)";
   }
 }
 

@@ -1,5 +1,9 @@
-// Finding the culprit in the p2p pair matrices (issue 3): a judge extension, pure over the
-// aggregated metrics, so the live run and `gpuaccept judge DIR` name the same suspects.
+// Finding the culprit in the p2p pair matrices (issue 3), and in the nccl probe's isolation
+// pairs (issue 12: nccl.pair_busbw, one undirected busbw per pair, derived into nccl.host_slowdown,
+// nccl.link_slowdown, nccl.busbw_median, nccl.unreachable_fraction the same way): a judge
+// extension, pure over the aggregated metrics, so the live run and `gpuaccept judge DIR` name
+// the same suspects. A failing nccl verdict at `cluster` for a scope whose endpoint or link the
+// isolation blamed is skipped, naming them: the smaller place carries the fault.
 //
 // From p2p.latency_p50, p2p.bw and p2p.completed of every pair direction (first pass and
 // re-tests) it derives, per group of (latency|bw, size, path, rail):
@@ -47,6 +51,7 @@ struct FabricEvidence {
 struct FabricAnalysis {
   std::vector<Metric> derived;
   std::map<std::string, FabricEvidence> evidence;  // key: metric + place + params.dump()
+  std::map<std::string, std::string> described;    // place -> what it is (nccl.rail_devices: its GPU and NIC)
 };
 
 // The judge adds a.derived to its metrics (judging::add_in_order, with the other analyses'
