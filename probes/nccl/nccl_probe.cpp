@@ -3,7 +3,9 @@
 //   intra-host   each host's ranks (all its GPUs)          place HOST
 //   inter-host   one GPU per host per rail (local index k)  place cluster, params {rail: k}
 //   cluster      every rank with a GPU, as training runs    place cluster
-// Each rank drives one GPU (the one gpu_assign gives its local rank). The sweep itself, its
+// After them, when a rail across hosts falls short, an isolation pass (nccl_isolation.hpp)
+// pairs the rail endpoints HOST/rail:K and re-tests suspects, so the judge can name the GPU/NIC
+// or link instead of `cluster`. Each rank drives one GPU (the one gpu_assign gives its local rank). The sweep itself, its
 // timing and its data check are the shared harness's (probes/harness/sweep.hpp); this file
 // only sets NCCL up and says which ranks take part. The NCCL version and every NCCL_*
 // variable of the environment are recorded with the results, and whether NVLS (NVLink SHARP)
@@ -27,11 +29,13 @@
 #include "probes/devices/gpu_presence.hpp"
 #include "probes/vendor/nccl_api.hpp"
 #include "probes/nccl/nccl_backend.hpp"
+#include "probes/nccl/nccl_isolation.hpp"
 #include "probes/nccl/nccl_log.hpp"
 #include "probes/rdma/port_inventory.hpp"
 #include "probes/harness/sweep.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
+#include "base/quantity.hpp"
 #include "base/units.hpp"
 
 extern char** environ;
@@ -56,6 +60,11 @@ constexpr int kDefaultMinRanks = 2;
 // connecting to one id's root above which NCCL staggers their connections (at
 // NCCL_UID_STAGGER_RATE, 7000 a second) to spare the root, i.e. slows its bootstrap down.
 constexpr int kDefaultRanksPerId = 256;
+// The isolation pass (nccl_isolation.hpp): in auto mode it runs when a rail across hosts
+// reached less than this share of its NIC rate (the inter-host criterion's 80%) or has no
+// known rate; each pair's all_reduce is the sweep's largest line, at most this many bytes.
+constexpr double kDefaultIsolateBelow = 80;
+constexpr std::uint64_t kDefaultIsolateMaxBytes = 64ull << 20;
 
 sweep::SweepConfig default_sweep() {
   sweep::SweepConfig d;
@@ -87,6 +96,21 @@ std::vector<ParamDecl> param_decls() {
       {"memory_fraction", ParamType::number, kDefaultMemoryFraction, 0, 1, {},
        "share of memory the largest line's buffers may take, in (0, 1): of the GPU's free memory (send and "
        "receive buffers) and of the host's MemAvailable divided among its ranks (the host copy), on the tightest rank"},
+      {"isolate", ParamType::string, "auto", {}, {}, {"auto", "always", "never"},
+       "the isolation pass after the scopes (2-GPU all_reduce between rail endpoints HOST/rail:K, suspects re-tested "
+       "against known-good partners, docs/gpu.md): auto runs it when an inter-host rail's all_reduce busbw is below "
+       "isolate_below percent of its NIC rate or the rate is unknown"},
+      {"isolate_below", ParamType::number, kDefaultIsolateBelow, 0, 100, {},
+       "percent of the NIC rate under which a rail's inter-host all_reduce sends isolate: auto into the isolation pass"},
+      {"isolate_bytes", ParamType::integer, nullptr, 8, {}, {},
+       "bytes of each pair's all_reduce in the isolation pass; default the sweep's largest line, at most 64 MiB"},
+      {"isolate_iters", ParamType::integer, 5, 1, 1000, {}, "timed iterations of each pair's all_reduce (after 1 warm-up)"},
+      {"isolate_repeats", ParamType::integer, 3, 1, 100, {}, "timed runs of isolate_iters for each pair; the best busbw counts"},
+      {"isolate_ratio", ParamType::number, 1.5, 1, {}, {},
+       "a pair this much slower than the rail's reference makes its ends or the pair a suspect to re-test"},
+      {"isolate_partners", ParamType::integer, 2, 1, 16, {}, "known-good partners each suspect endpoint is re-tested against"},
+      {"isolate_round_s", ParamType::number, 20, 1, {}, {},
+       "seconds a pair's all_reduce may run in one isolation round before its communicator is aborted (did not complete)"},
       {"min_cuda_driver", ParamType::integer, kMinCudaDriverVersion, 0, {}, {},
        "oldest CUDA driver API version accepted (12000 = 12.0)"},
       {"cuda_library", ParamType::string, nullptr, {}, {}, {},
@@ -211,7 +235,8 @@ class NcclProbe final : public Probe {
         "NCCL communicator set-up time and collective sweeps (nccl-tests style: time, algbw, busbw, data check "
         "per line) inside each host, across hosts per rail, and over the whole cluster";
     i.needs = {true, false, false};
-    i.caveat = "not yet validated on a GPU host: the data path runs here only against a fake one-rank NCCL";
+    i.caveat = "not yet validated on a GPU host: the data path runs here only against a fake NCCL that moves the data "
+               "over TCP between fake hosts";
     // Sweep lines (probes/harness/sweep.cpp line_samples) at HOST (intra-host) or cluster, with
     // params {scope, ranks, rail, nvls, algo, proto, collective, size, in_place ...}.
     i.metrics = {
@@ -251,6 +276,26 @@ class NcclProbe final : public Probe {
          "1 when a communicator over IB/RoCE used GPUDirect RDMA on some channel (via NET/IB/k/GDRDMA), 0 when none"},
         {"nccl.nic_off_switch", unit::count, Better::lower,
          "NICs a GPU's communicator used that are not among the GPU's nearest NICs on the PCIe tree (topology)"},
+        {"nccl.peak_busbw", unit::bytes_per_second, Better::higher,
+         "busbw of the largest line of each collective and placement of a scope (place HOST inside a host, else "
+         "cluster; params collective, in_place, size): what hosts are compared on"},
+        // The isolation pass (nccl_isolation.hpp).
+        {"nccl.pair_busbw", unit::bytes_per_second, Better::higher,
+         "busbw of one 2-GPU all_reduce between two rail endpoints (place A~B; params direction, size, pass: 1 cover, "
+         "2 re-test, rail, round)"},
+        {"nccl.pair_completed", unit::boolean, Better::higher,
+         "one isolation pair's all_reduce completed with the right data within isolate_round_s (params: why)"},
+        {"nccl.rail_devices", unit::text, Better::none,
+         "what a rail endpoint HOST/rail:K is: its GPU and the GPU's nearest NICs (params gpu, nics)"},
+        // Derived by the judge from the isolation pairs (suites/fabric_analysis.hpp).
+        {"nccl.host_slowdown", "x", Better::lower,
+         "a rail endpoint's best isolation pair against its rail's reference (1 = as good as the median endpoint)"},
+        {"nccl.link_slowdown", "x", Better::lower,
+         "an isolation pair's slowness left after its two ends' own slowness is accounted for"},
+        {"nccl.busbw_median", unit::bytes_per_second, Better::higher,
+         "a rail's reference: the median over its endpoints of their best isolation pair's busbw"},
+        {"nccl.unreachable_fraction", "", Better::lower,
+         "share of a rail's endpoints that completed no isolation pair at all (0 to 1)"},
     };
     i.params = param_decls();
     return i;
@@ -266,6 +311,10 @@ class NcclProbe final : public Probe {
     int min_ranks = kDefaultMinRanks;
     double abort_margin = kDefaultAbortMargin;
     bool user_max = ctx.params.contains("max_bytes");
+    std::string isolate = "auto";
+    double isolate_below = kDefaultIsolateBelow;
+    IsolationConfig iso;
+    std::optional<std::uint64_t> iso_bytes;
     try {
       base = sweep::sweep_config_from_params(ctx.params, default_sweep());
       if (ctx.params.contains("corrupt")) corrupt = sweep::corruption_from_json(ctx.params.at("corrupt"));
@@ -275,6 +324,17 @@ class NcclProbe final : public Probe {
       ranks_per_id_ = ctx.params.value("ranks_per_unique_id", kDefaultRanksPerId);
       if (ranks_per_id_ < 1) throw std::invalid_argument("ranks_per_unique_id must be >= 1");
       abort_margin = ctx.params.value("abort_margin_s", kDefaultAbortMargin);
+      isolate = ctx.params.value("isolate", std::string("auto"));
+      if (isolate != "auto" && isolate != "always" && isolate != "never")
+        throw std::invalid_argument("isolate must be auto, always or never, not \"" + isolate + "\"");
+      isolate_below = ctx.params.value("isolate_below", kDefaultIsolateBelow);
+      isolate_below_ = isolate_below;
+      if (ctx.params.contains("isolate_bytes")) iso_bytes = ctx.params.at("isolate_bytes").get<std::uint64_t>();
+      iso.iters = ctx.params.value("isolate_iters", iso.iters);
+      iso.repeats = ctx.params.value("isolate_repeats", iso.repeats);
+      iso.ratio = ctx.params.value("isolate_ratio", iso.ratio);
+      iso.partners = ctx.params.value("isolate_partners", iso.partners);
+      iso.round_s = ctx.params.value("isolate_round_s", iso.round_s);
       if (!(share > 0 && share <= 1) || !(mem_fraction > 0 && mem_fraction < 1) || min_ranks < 1)
         throw std::invalid_argument("time_share and memory_fraction must be in (0, 1], min_ranks >= 1");
       if (ctx.params.contains("scopes")) {
@@ -291,6 +351,7 @@ class NcclProbe final : public Probe {
       return Outcome::failed(std::string("nccl: ") + e.what());
     }
 
+    rail_short_ = rails_measured_ = false;
     std::vector<std::string> notes, problems;
     // Before NCCL is loaded: it reads its debug settings once.
     DebugLog debug_log = setup_debug_log(ctx.run_dir, ctx.rank);
@@ -343,6 +404,19 @@ class NcclProbe final : public Probe {
     if (st.outcome.status == ProbeStatus::failed) problems.push_back(st.outcome.reason);
     else if (!st.outcome.reason.empty()) notes.push_back(st.outcome.reason);
     const int hosts_with_gpu = static_cast<int>(ctx.comm.allreduce_sum(st.usable && st.local_gpu_pos == 0 ? 1 : 0));
+    // The isolation pass takes one share of the time like a scope, when it may run.
+    const bool may_isolate = isolate != "never" && hosts_with_gpu >= 2;
+    const std::size_t slots = scopes.size() + (may_isolate ? 1 : 0);
+    const auto abort_at = ctx.deadline - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(abort_margin));
+    bool aborted = false;
+    // The probe's own copy of the job's communicator for everything from here on. A rank whose
+    // scope failed (a hang aborted, a peer gone) leaves the probe and waits in the harness's
+    // collectives; on another communicator, the ranks still here then wait for it (and the
+    // watchdog names who is where) instead of meeting it in a different collective, which MPI
+    // fails (MPI_ERR_TRUNCATE) and which would end rank 0 without a report.
+    auto own = split_comm(ctx.comm, 0, ctx.rank);
+    Comm& pc = own ? *own : ctx.comm;
     for (std::size_t si = 0; si < scopes.size(); ++si) {
       const Scope sc = scopes[si];
       if (sc == Scope::inter_host && hosts_with_gpu < 2) {
@@ -353,14 +427,43 @@ class NcclProbe final : public Probe {
         notes.push_back("cluster: one host, the same ranks as intra-host");
         continue;
       }
-      const double left = ctx.seconds_left() * share / double(scopes.size() - si);
-      const auto abort_at = ctx.deadline - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                               std::chrono::duration<double>(abort_margin));
-      if (run_scope(ctx, out, st, sc, base, corrupt, left, abort_at, min_ranks, notes, problems) == ScopeEnd::aborted) {
+      const double left = ctx.seconds_left() * share / double(slots - si);
+      if (run_scope(ctx, pc, out, st, sc, base, corrupt, left, abort_at, min_ranks, notes, problems) == ScopeEnd::aborted) {
+        aborted = true;
         // The ranks of this scope leave the probe now: a later scope's set-up is collective over
         // every rank, and the one that never entered would hold them there too.
         if (scopes.size() - si > 1) problems.push_back("the scopes after " + std::string(scope_name(sc)) + " not run");
         break;
+      }
+    }
+    if (may_isolate && !aborted) {
+      // Every rank takes the same branch: the rail verdicts are rank 0's of each rail, reduced.
+      const bool short_rail = pc.allreduce_max(rail_short_ ? 1 : 0) > 0;
+      const bool rails_measured = pc.allreduce_max(rails_measured_ ? 1 : 0) > 0;
+      if (isolate == "always" || short_rail) {
+        IsolationRank me;
+        me.usable = st.usable;
+        me.rail = static_cast<int>(st.local_gpu_pos);
+        if (st.gpu) {
+          me.gpu_place = place::gpu(ctx.hostname, st.gpu->pci.index);
+          for (const auto& g : ctx.host.gpus)
+            if (g.index == st.gpu->pci.index) me.nics = g.nearest_nics;
+        }
+        me.driver = st.usable ? st.access->driver.get() : nullptr;
+        me.nccl = st.nccl.get();
+        // The sweep's largest line fits every rank's memory share; a larger isolate_bytes is lowered to it.
+        iso.bytes = std::min<std::uint64_t>(iso_bytes.value_or(std::min(st.max_bytes, kDefaultIsolateMaxBytes)), st.max_bytes);
+        if (iso_bytes && *iso_bytes > iso.bytes && ctx.rank == 0)
+          notes.push_back("isolate_bytes lowered to " + std::to_string(iso.bytes) + " B, the largest line memory allows");
+        iso.stop_at = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             std::chrono::duration<double>(std::max(0.0, ctx.seconds_left() * share)));
+        iso.abort_at = abort_at;
+        const std::string note = run_isolation(ctx, pc, out, me, iso);
+        if (ctx.rank == 0 && !note.empty()) notes.push_back(note);
+      } else if (ctx.rank == 0) {
+        notes.push_back(rails_measured ? "isolation not run: every inter-host rail reached " +
+                                             base::format_number(isolate_below) + "% of its NIC rate (isolate: auto)"
+                                       : std::string("isolation not run: no inter-host rail was measured (isolate: auto)"));
       }
     }
     if (!problems.empty()) return Outcome::failed(join(problems));
@@ -576,7 +679,7 @@ class NcclProbe final : public Probe {
     return true;
   }
 
-  ScopeEnd run_scope(ProbeContext& ctx, SampleSink& out, RankState& st, Scope sc, sweep::SweepConfig cfg,
+  ScopeEnd run_scope(ProbeContext& ctx, Comm& parent, SampleSink& out, RankState& st, Scope sc, sweep::SweepConfig cfg,
                      const std::optional<sweep::Corruption>& corrupt, double seconds,
                      std::chrono::steady_clock::time_point abort_at, int min_ranks,
                      std::vector<std::string>& notes, std::vector<std::string>& problems) {
@@ -588,7 +691,7 @@ class NcclProbe final : public Probe {
         case Scope::cluster: color = 0; break;
       }
     }
-    auto sub = split_comm(ctx.comm, color, ctx.rank);
+    auto sub = split_comm(parent, color, ctx.rank);
     if (!sub) return ScopeEnd::done;
     const std::string name = scope_name(sc);
     if (sub->size() < min_ranks) {
@@ -676,11 +779,13 @@ class NcclProbe final : public Probe {
     auto backend = make_nccl_backend(*st.access->driver, *comm, corrupt, abort_at);
     const auto res = sweep::run_sweep(*sub, *backend, cfg, &out);
     if (!res.error.empty()) {
+      // Aborted by this rank's guard, or failed because a peer aborted or died first (the fake
+      // NCCL and NCCL's sockets fail at once when a peer closes): either way this rank leaves
+      // the probe now, whichever came first, so that every rank of a hung scope does the same.
       problems.push_back(name + ": " + res.error);
-      const bool hung = nccl_backend_aborted(*backend);
       backend.reset();  // its guard first: it may hold the communicator
       comm->abort();    // a no-op after the guard's abort
-      return hung ? ScopeEnd::aborted : ScopeEnd::done;
+      return ScopeEnd::aborted;
     }
     audit_transport(ctx, out, st, sc, sp, gpu_place, log_from, notes);
     if (!res.not_run.empty() && sub->rank() == 0)
@@ -696,15 +801,28 @@ class NcclProbe final : public Probe {
     const double theory = sc == Scope::intra_host ? nvlink : (ctx.host_count > 1 ? nic : nvlink);
     if (sub->rank() != 0) return ScopeEnd::done;
     if (!res.lines.empty()) out.value(scope_place, "nccl.avg_busbw", sweep::average_busbw(res.lines), unit::bytes_per_second, sp);
-    if (theory <= 0) {
-      notes.push_back(name + ": no theoretical bandwidth (GPU model or NIC rate unknown)");
-      return ScopeEnd::done;
-    }
     // The largest line of each collective and placement holds the peak, as nccl-tests reads it.
     std::map<std::pair<int, bool>, const sweep::LineResult*> peak;
     for (const auto& l : res.lines) {
       auto& p = peak[{static_cast<int>(l.line.coll), l.line.in_place}];
       if (!p || l.line.bytes > p->line.bytes) p = &l;
+    }
+    for (const auto& [key, l] : peak) {
+      nlohmann::json p = sp;
+      p["collective"] = std::string(sweep::to_string(l->line.coll));
+      p["in_place"] = l->line.in_place;
+      p["size"] = l->line.bytes;
+      out.value(scope_place, "nccl.peak_busbw", l->busbw, unit::bytes_per_second, p);
+    }
+    // A rail across hosts short of its NIC rate, or of unknown rate, asks for the isolation pass.
+    if (sc == Scope::inter_host) {
+      rails_measured_ = true;
+      const auto ar = peak.find({static_cast<int>(sweep::Collective::all_reduce), false});
+      if (theory <= 0 || ar == peak.end() || 100.0 * ar->second->busbw / theory < isolate_below_) rail_short_ = true;
+    }
+    if (theory <= 0) {
+      notes.push_back(name + ": no theoretical bandwidth (GPU model or NIC rate unknown)");
+      return ScopeEnd::done;
     }
     for (const auto& [key, l] : peak) {
       nlohmann::json p = sp;
@@ -719,6 +837,9 @@ class NcclProbe final : public Probe {
   }
 
   int ranks_per_id_ = kDefaultRanksPerId;  // this run's ranks_per_unique_id
+  double isolate_below_ = kDefaultIsolateBelow;
+  bool rail_short_ = false;                // this rank led a rail that asks for the isolation pass
+  bool rails_measured_ = false;            // this rank led a rail of the inter-host scope
 };
 
 }  // namespace

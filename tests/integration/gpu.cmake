@@ -61,6 +61,10 @@ foreach(mode never_enter kill_peer kill_rank0)
   ga_integration_test(gpu.nccl_${mode} gpu_nccl_hang.sh TIMEOUT 150 SERIAL
     ARGS ${mode} $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
 endforeach()
+# NCCL localization: the isolation pass on 4 fake hosts x 2 ranks, 2 rails: a clean run, a slow
+# NIC, a slow host and a slow link, each named alone.
+ga_integration_test(gpu.nccl_isolation gpu_nccl_isolation.sh TIMEOUT 600 SERIAL
+  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
 # The transport audit: the fake NCCL's NET/Socket on 2 fake hosts, one of them with RDMA ports.
 ga_integration_test(gpu.nccl_transport gpu_nccl_transport.sh TIMEOUT 240 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nccl>)

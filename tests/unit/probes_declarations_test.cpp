@@ -30,7 +30,7 @@ const std::set<std::string> kUnits = {unit::bytes, unit::seconds, unit::bytes_pe
                                       unit::boolean, unit::flops, unit::percent, "x", "ppm", "Gb/s", "op/s",
                                       "degC", "W", "MHz", "errors/bit", "errors/s"};
 // Metrics whose samples carry no unit at all (a plain ratio).
-const std::set<std::string> kUnitless = {"p2p.unreachable_fraction"};
+const std::set<std::string> kUnitless = {"p2p.unreachable_fraction", "nccl.unreachable_fraction"};
 
 std::vector<const Probe*> builtin(ProbeRegistry& reg) {
   register_builtin_probes(reg);
@@ -151,7 +151,7 @@ TEST(ProbeDeclarations, BothSweepProbesDeclareEverySweepKeyAlike) {
                           "cuda_library", "nccl_library", "nvml_library", "cublas_library", "abort_margin_s",
                           "ranks_per_unique_id"})
     EXPECT_TRUE(param(nccl, own)) << own;
-  EXPECT_EQ(nccl.params.size(), keys.size() + 12);
+  EXPECT_EQ(nccl.params.size(), keys.size() + 20);
   EXPECT_EQ(coll.params.size(), keys.size() + 2);
   // The sweep's own defaults are the declared ones where the probe does not change them.
   const sweep::SweepConfig d;
