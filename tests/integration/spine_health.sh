@@ -9,7 +9,9 @@
 #   link below its maximum on gpu:0 -> exit 1, both named at HOST/gpu:0 (the remap is an error here)
 #   GPUs on the bus, no driver     -> exit 1, probe.gpu at HOST
 #   no NVIDIA GPU on the bus       -> the GPU check is skipped, exit 0
-#   bad flags and files            -> exit 2; its own --timeout passed -> exit 2, nothing left
+#   --expect-topology              -> its own lstopo XML passes; a DGX A100's fails, naming the count
+#   bad flags and files            -> exit 2; its own --timeout passed -> exit 2, nothing left;
+#                                     SIGTERM -> 143, nothing left
 #   the clock                      -> fails here exactly when the kernel says unsynchronised
 #   slurm/gpuaccept-health.sh      -> prolog: a node fault exits 1, gpuaccept's own failure 0;
 #                                     HealthCheckProgram: gpuaccept drains, the wrapper exits 0
@@ -110,6 +112,16 @@ log "5. no NVIDIA GPU on the PCI bus"
 SYSFS=/nonexistent-root health nogpu --skip clock
 check "exit 0 (rc $rc; $(cat "$GA_TMP/nogpu.out"))" [ "$rc" -eq 0 ]
 
+log "5b. --expect-topology: against this machine's own lstopo XML, and against a DGX A100"
+lstopo-no-graphics --of xml >"$GA_TMP/self.xml" 2>/dev/null || lstopo --of xml >"$GA_TMP/self.xml"
+SYSFS=/nonexistent-root health self --skip clock --expect-topology "$GA_TMP/self.xml"
+check "its own topology: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+SYSFS=/nonexistent-root health dgx --skip clock --expect-topology "$GA_FIXTURES/nvidia-smi-topo/nvidia-dgx-a100-8xA100-nv12-12xmlx5-nps4.txt"
+check "a DGX A100 expected: exit 1 (rc $rc)" [ "$rc" -eq 1 ]
+check "topology.expected names the GPU count at $host" \
+  grep -q "^gpuaccept health: node fault: topology.expected at $host: topology.gpu_count is 0, not the expected 8" "$GA_TMP/dgx.out"
+check "no file written" nothing_left
+
 log "6. bad flags and files: exit 2, nothing written"
 for bad in "--nope" "--timeout 0" "--timeout x" "--skip bogus" "--expect-topology /nonexistent.xml" \
            "--set gpu.checks=some" "--set nope.x=1" "--skip inventory --skip topology --skip gpu --skip rdma --skip clock" "extra"; do
@@ -129,6 +141,20 @@ PATH=$GA_TMP/slowbin:$PATH health deadline --timeout 2 --set clock.command_timeo
 check "exit 2 (rc $rc)" [ "$rc" -eq 2 ]
 check "within the deadline and a second ($((SECONDS - start)) s)" [ $((SECONDS - start)) -le 4 ]
 check "it says which phase passed --timeout" grep -q "tool error: clock did not finish within the health check's 2 s (--timeout)" "$GA_TMP/deadline.err"
+check "no file left" nothing_left
+
+log "7b. SIGTERM (Slurm ending a check): the temporary directory goes too"
+(cd "$cwd" && TMPDIR=$tmp PATH=$GA_TMP/slowbin:$PATH GPUACCEPT_SYSFS_ROOT=$tree GPUACCEPT_CUDA_LIBRARY=$fake_cuda \
+  GPUACCEPT_NVML_LIBRARY=$fake_nvml exec "$GA_BIN" health --set clock.command_timeout_s=6 "${kmsg[@]}" \
+  >"$GA_TMP/term.out" 2>"$GA_TMP/term.err") &
+pid=$!
+for ((i = 0; i < 50; i++)); do [ -n "$(ls -A "$tmp")" ] && break; sleep 0.1; done
+check "the temporary directory exists while it runs" test -n "$(ls -A "$tmp")"
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+check "exit 143 on SIGTERM (rc $rc)" [ "$rc" -eq 143 ]
+check "it says so" grep -q "stopped by SIGTERM" "$GA_TMP/term.err"
 check "no file left" nothing_left
 
 log "8. the clock, judged as the kernel says"
