@@ -135,7 +135,7 @@ TEST(GpuProbe, WithoutCublasNoGemmAndTheProbeFailsUnlessGemmIsOff) {
 // checks: state (gpuaccept health): the state and the PCIe link, read while a short copy
 // loads it, and no figure of any speed. The faults still show at their GPU.
 TEST(GpuProbe, StateChecksReadTheStateAndMeasureNoSpeed) {
-  FakeGpuFaults f("h1/gpu:1=pcie_width_low+ecc_uncorrected");
+  FakeGpuFaults f("*/gpu:1=pcie_width_low+ecc_uncorrected");
   auto p = fake_params();
   p["checks"] = "state";
   p["cublas_library"] = "/nonexistent/libcublas.so";  // not loaded: no GEMM, so no failure either
