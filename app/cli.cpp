@@ -148,7 +148,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   health->add_option("--out", cl.health.out, "Keep the journal and the reports here (default: nothing is written)")
       ->type_name("DIR");
   health->add_flag("--drain", cl.health.drain,
-                   "On a node fault, drain this node (scontrol, reason \"gpuaccept: health: ...\"); never on exit 2");
+                   "On a node fault, drain this node (scontrol, reason \"gpuaccept: health: ...\"), never on exit 2; "
+                   "healthy, resume it if a health check drained it");
   health->add_option("--timeout", cl.health.timeout_s, "The whole check's deadline; past it, exit 2")
       ->type_name("SECONDS")
       ->check(CLI::Validator([](std::string& v) { return positive_seconds(v); }, ""))

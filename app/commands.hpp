@@ -34,7 +34,7 @@ struct RunOptions {
 struct HealthOptions {
   std::string expect_topology;          // "" = none
   std::string out;                      // "" = nothing written: the journal lives in a temporary directory
-  bool drain = false;                   // scontrol-drain this node on a node fault (never on exit 2)
+  bool drain = false;                   // drain this node on a node fault (never on exit 2); resume its own drain when healthy
   double timeout_s = 45;                // the whole check's deadline: under Slurm's 60 s kill
   std::vector<std::string> skip;        // probes of the health suite left out (inventory, topology, gpu, rdma, clock)
   std::vector<std::string> overrides;   // --set probe.key=value

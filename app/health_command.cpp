@@ -133,10 +133,10 @@ std::string node_name() {
   return n && *n ? n : short_hostname();
 }
 
-// scontrol's drain for the findings that are node faults; false (and a line on stderr) when
-// scontrol could not be run or refused.
-bool drain_node(const std::vector<Verdict>& faults) {
-  std::string why = "health:";
+// scontrol's drain for the findings that are node faults; a line on stderr when scontrol could
+// not be run or refused.
+void drain_node(const std::vector<Verdict>& faults) {
+  std::string why = launch::kHealthDrainReason;
   std::vector<std::string> actions;  // NVIDIA's Xid catalogue's (RESTART_BM ...), as `gpuaccept drain` adds them
   for (const auto& v : faults) {
     if (v.params.contains("actions") && v.params.at("actions").is_array())
@@ -155,15 +155,36 @@ bool drain_node(const std::vector<Verdict>& faults) {
   const auto argv = launch::scontrol_drain_argv(node_name(), why);
   try {
     const int rc = run_argv(argv, nullptr);
-    if (rc == 0) {
-      say("drained " + node_name() + ": " + launch::shell_line(argv));
-      return true;
-    }
-    std::fprintf(stderr, "gpuaccept health: could not drain (exit %d): %s\n", rc, launch::shell_line(argv).c_str());
+    if (rc == 0) say("drained " + node_name() + ": " + launch::shell_line(argv));
+    else std::fprintf(stderr, "gpuaccept health: could not drain (exit %d): %s\n", rc, launch::shell_line(argv).c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuaccept health: could not drain: %s\n", e.what());
   }
-  return false;
+}
+
+// A healthy node that a health check drained earlier is resumed, as NHC resumes the nodes it
+// marked offline: the fault it drained for is gone (a GPU reset cleared the pending remap, a
+// reboot the XIDs). Only gpuaccept health's own drains; a node drained by anyone else, `gpuaccept
+// drain` included, keeps its state and reason. A Slurm command that fails is said and leaves
+// the node as it is.
+void resume_own_drain() {
+  const std::string node = node_name();
+  try {
+    std::string out;
+    const auto sinfo = launch::sinfo_nodes_argv(node);
+    if (const int rc = run_argv(sinfo, &out); rc != 0)
+      throw std::runtime_error(launch::shell_line(sinfo) + " failed (exit " + std::to_string(rc) + ")");
+    const std::string own = std::string(launch::kDrainReasonPrefix) + " " + launch::kHealthDrainReason;
+    for (const auto& n : launch::parse_sinfo_nodes(out)) {
+      if (n.name != node || !n.drained() || n.reason.rfind(own, 0) != 0) continue;
+      const auto argv = launch::scontrol_resume_argv(node);
+      if (const int rc = run_argv(argv, nullptr); rc != 0)
+        throw std::runtime_error(launch::shell_line(argv) + " failed (exit " + std::to_string(rc) + ")");
+      say("resumed " + node + ", drained for \"" + n.reason + "\": " + launch::shell_line(argv));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpuaccept health: could not resume %s: %s\n", node.c_str(), e.what());
+  }
 }
 
 }  // namespace
@@ -284,9 +305,10 @@ int health_command(const HealthOptions& o) {
   }
   say(host + " " + word + " (" + r.summary_line + ") in " + seconds_text(t0) +
       (d.temporary() ? "" : "; report " + (fs::path(d.path()) / "report.md").string()));
-  if (code == kDrain && o.drain) {
-    watch.arm("drain", o.timeout_s);  // scontrol waits for slurmctld, which may not answer
-    drain_node(faults);               // a drain that failed is said; the node is still at fault: exit 1
+  if (o.drain && (code == kDrain || r.exit_code == kExitPass)) {
+    watch.arm("drain", o.timeout_s);  // scontrol and sinfo wait for slurmctld, which may not answer
+    if (code == kDrain) drain_node(faults);  // a drain that failed is said; the node is still at fault: exit 1
+    else resume_own_drain();                 // healthy, not merely inconclusive
     watch.disarm();
   }
   return code;

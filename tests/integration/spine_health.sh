@@ -4,7 +4,8 @@
 #   healthy fakes                  -> exit 0, one line (the summary), no file left anywhere
 #   an XID on gpu:1                -> exit 1, gpu.xid named at HOST/gpu:1 and no other place;
 #                                     --out keeps a journal that `gpuaccept judge` re-judges alike;
-#                                     --drain asks scontrol (a stand-in) to drain this node
+#                                     --drain asks scontrol (a stand-in) to drain this node;
+#                                     healthy, --drain resumes a node only health itself drained
 #   a pending row remap and a PCIe
 #   link below its maximum on gpu:0 -> exit 1, both named at HOST/gpu:0 (the remap is an error here)
 #   GPUs on the bus, no driver     -> exit 1, probe.gpu at HOST
@@ -76,12 +77,25 @@ check "the PCIe link was read (under the short copy)" \
   [ "$(jq -r 'select(.type=="sample" and .metric=="gpu.pcie_link_gen") | .place' "$GA_TMP/kept/samples.jsonl" | wc -l)" = 2 ]
 check "nothing left in TMPDIR" test -z "$(ls -A "$tmp")"
 
-log "2c. --drain, with a stand-in scontrol"
+log "2c. --drain, with stand-ins for scontrol (logs its argv) and sinfo (prints sinfo.out)"
 mkdir -p "$GA_TMP/bin"
 printf '#!/bin/sh\nprintf "%%s|" "$@" >>"%s"; echo >>"%s"\n' "$GA_TMP/scontrol.log" "$GA_TMP/scontrol.log" >"$GA_TMP/bin/scontrol"
-chmod +x "$GA_TMP/bin/scontrol"
+printf '#!/bin/sh\necho "$*" >>"%s"; cat "%s"\n' "$GA_TMP/sinfo.log" "$GA_TMP/sinfo.out" >"$GA_TMP/bin/sinfo"
+chmod +x "$GA_TMP/bin/scontrol" "$GA_TMP/bin/sinfo"
+echo "$host|idle|none" >"$GA_TMP/sinfo.out"
 PATH=$GA_TMP/bin:$PATH health healthy-drain --skip clock "${kmsg[@]}" --drain
-check "healthy with --drain: exit 0, scontrol not run" bash -c "[ $rc -eq 0 ] && [ ! -e '$GA_TMP/scontrol.log' ]"
+check "healthy with --drain, an idle node: exit 0, scontrol not run" bash -c "[ $rc -eq 0 ] && [ ! -e '$GA_TMP/scontrol.log' ]"
+check "sinfo asked about this node alone" grep -q -- "--nodes=$host" "$GA_TMP/sinfo.log"
+check "one line, the summary" [ "$(wc -l <"$GA_TMP/healthy-drain.out")" = 1 ]
+echo "$host|drained|gpuaccept: contract.hostmem.floor (gpuaccept-report-1)" >"$GA_TMP/sinfo.out"
+PATH=$GA_TMP/bin:$PATH health healthy-other --skip clock "${kmsg[@]}" --drain
+check "healthy, drained by gpuaccept drain (not health): stays drained" bash -c "[ $rc -eq 0 ] && [ ! -e '$GA_TMP/scontrol.log' ]"
+echo "$host|drained|gpuaccept: health: gpu.xid@$host/gpu:1 [RESTART_BM]" >"$GA_TMP/sinfo.out"
+PATH=$GA_TMP/bin:$PATH health healthy-own --skip clock "${kmsg[@]}" --drain
+check "healthy, drained by an earlier health check: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+check "resumed, once ($(cat "$GA_TMP/scontrol.log" 2>/dev/null))" [ "$(cat "$GA_TMP/scontrol.log")" = "update|nodename=$host|state=resume|" ]
+check "the resume is said" grep -q "^gpuaccept health: resumed $host, drained for \"gpuaccept: health: gpu.xid@" "$GA_TMP/healthy-own.out"
+rm -f "$GA_TMP/scontrol.log"
 GA_FAKE_GPU_FAULTS="$host/gpu:1=xid" PATH=$GA_TMP/bin:$PATH health xid-drain --skip clock "${kmsg[@]}" --drain
 check "exit 1 (rc $rc)" [ "$rc" -eq 1 ]
 check "scontrol drained this node once, with the finding and its Xid action as the reason ($(cat "$GA_TMP/scontrol.log" 2>/dev/null))" \
