@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -238,15 +239,24 @@ int health_command(const HealthOptions& o) {
   RunDir& d = *dir;
 
   run::RunState state;
-  // Slurm ends a health check past 60 s with SIGTERM (and a Prolog past PrologEpilogTimeout):
-  // the temporary directory goes with it. Before any other thread, so all inherit the mask.
+  // A termination signal (slurmd ending its script, a person's ^C): the temporary directory goes
+  // with it. Before any other thread, so all inherit the mask.
   SignalThread signals([&d](int signo) {
     std::fprintf(stderr, "gpuaccept health: tool error: stopped by %s\n", signal_name(signo));
     d.remove_now();
     std::_Exit(128 + signo);
   });
   const std::string host = short_hostname();
+  // Set once judged: a deadline passed in scontrol or sinfo (slurmctld not answering) then keeps
+  // the verdict's exit code, so a Prolog still fails on a node fault.
+  std::atomic<int> decided{-1};
   HealthWatch watch(deadline, [&](const std::string& phase, double) {
+    if (const int code = decided.load(); code >= 0) {
+      std::fprintf(stderr, "gpuaccept health: %s: scontrol or sinfo did not return within the --timeout of %d s\n",
+                   phase.c_str(), static_cast<int>(o.timeout_s));
+      d.remove_now();
+      std::_Exit(code);
+    }
     std::string why = phase + " did not finish within the health check's " + std::to_string(static_cast<int>(o.timeout_s)) +
                       " s (--timeout)";
     std::fprintf(stderr, "gpuaccept health: tool error: %s\n", why.c_str());
@@ -306,7 +316,8 @@ int health_command(const HealthOptions& o) {
   say(host + " " + word + " (" + r.summary_line + ") in " + seconds_text(t0) +
       (d.temporary() ? "" : "; report " + (fs::path(d.path()) / "report.md").string()));
   if (o.drain && (code == kDrain || r.exit_code == kExitPass)) {
-    watch.arm("drain", o.timeout_s);  // scontrol and sinfo wait for slurmctld, which may not answer
+    decided = code;
+    watch.arm(code == kDrain ? "drain" : "resume", o.timeout_s);  // scontrol and sinfo wait for slurmctld, which may not answer
     if (code == kDrain) drain_node(faults);  // a drain that failed is said; the node is still at fault: exit 1
     else resume_own_drain();                 // healthy, not merely inconclusive
     watch.disarm();

@@ -102,6 +102,15 @@ check "scontrol drained this node once, with the finding and its Xid action as t
   [ "$(grep -c "^update|nodename=$host|state=drain|reason=gpuaccept: health: gpu.xid@$host/gpu:1 \[RESTART_BM\]|$" "$GA_TMP/scontrol.log")" = 1 ]
 check "the drain is said" grep -q "^gpuaccept health: drained $host: scontrol update nodename=$host" "$GA_TMP/xid-drain.out"
 rm -f "$GA_TMP/scontrol.log"
+mkdir -p "$GA_TMP/hangbin"
+printf '#!/bin/sh\nexec sleep 8 </dev/null >/dev/null 2>&1\n' >"$GA_TMP/hangbin/scontrol"
+chmod +x "$GA_TMP/hangbin/scontrol"
+start=$SECONDS
+GA_FAKE_GPU_FAULTS="$host/gpu:1=xid" PATH=$GA_TMP/hangbin:$PATH health xid-hang --skip clock "${kmsg[@]}" --drain --timeout 3
+check "scontrol that never returns: still exit 1, the verdict (rc $rc)" [ "$rc" -eq 1 ]
+check "within the deadline and a second ($((SECONDS - start)) s)" [ $((SECONDS - start)) -le 5 ]
+check "it says scontrol did not return" grep -q "drain: scontrol or sinfo did not return within the --timeout of 3 s" "$GA_TMP/xid-hang.err"
+check "no file left" nothing_left
 SLURMD_NODENAME=node017 GA_FAKE_GPU_FAULTS="$host/gpu:1=xid" PATH=$GA_TMP/bin:$PATH health xid-drain2 --skip clock "${kmsg[@]}" --drain
 check "the node drained is \$SLURMD_NODENAME when slurmd sets it" grep -q "^update|nodename=node017|state=drain|" "$GA_TMP/scontrol.log"
 rm -f "$GA_TMP/scontrol.log"
