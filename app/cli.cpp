@@ -12,7 +12,8 @@ namespace ga::app {
 
 namespace {
 
-constexpr std::array<const char*, 8> kCommands = {"run", "judge", "topo", "list", "launch", "drain", "undrain", "rerun-plan"};
+constexpr std::array<const char*, 9> kCommands = {"run",    "health",  "judge",     "topo", "list",
+                                                  "launch", "drain", "undrain", "rerun-plan"};
 
 bool is_command(const std::string& word) {
   return std::any_of(kCommands.begin(), kCommands.end(), [&](const char* c) { return word == c; });
@@ -139,6 +140,33 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       ->type_name("FILE");
   run->footer(kExitCodes);
 
+  CLI::App* health = app.add_subcommand(
+      "health", "One node's state in seconds, no MPI: Slurm's HealthCheckProgram, Prolog, Epilog (docs/slurm.md)");
+  health->add_option("--expect-topology", cl.health.expect_topology,
+                     "Hold this node against this topology (hwloc XML, NCCL topology XML, nvidia-smi topo -m)")
+      ->type_name("FILE");
+  health->add_option("--out", cl.health.out, "Keep the journal and the reports here (default: nothing is written)")
+      ->type_name("DIR");
+  health->add_flag("--drain", cl.health.drain,
+                   "On a node fault, drain this node (scontrol, reason \"gpuaccept: health: ...\"), never on exit 2; "
+                   "healthy, resume it if a health check drained it");
+  health->add_option("--timeout", cl.health.timeout_s, "The whole check's deadline; past it, exit 2")
+      ->type_name("SECONDS")
+      ->check(CLI::Validator([](std::string& v) { return positive_seconds(v); }, ""))
+      ->capture_default_str();
+  health->add_option("--skip", cl.health.skip, "Leave a check out: inventory, topology, gpu, rdma or clock (repeatable)")
+      ->type_name("CHECK")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
+  health->add_option("--set", cl.health.overrides, "Override a probe parameter (repeatable, applied in order)")
+      ->type_name("PROBE.KEY=VALUE")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
+  health->footer("exit codes: 0 healthy (or inconclusive: nothing confirmed), 1 a node fault (drain),\n"
+                 "            2 gpuaccept's own failure (a bad flag or file, a tool error, --timeout passed)");
+
   CLI::App* judge = app.add_subcommand("judge", "Re-judge a run directory from its journal; no MPI, no GPU");
   judge->add_option("DIR", cl.judge.dir, "The run directory (gpuaccept run --out DIR)")->type_name("")->required();
   judge->add_option("--criteria", cl.judge.criteria, "Judge by these criteria (default: those the run recorded)")
@@ -225,7 +253,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
 
   // Unknown options and extra arguments stay in the subcommand's remaining(), so the message
   // can say which command did not take them.
-  for (CLI::App* s : {run, judge, topo, list, launch, drain, undrain, rerun}) s->allow_extras();
+  for (CLI::App* s : {run, health, judge, topo, list, launch, drain, undrain, rerun}) s->allow_extras();
   CLI::App* sub = command.empty() ? nullptr : app.get_subcommand(command);
 
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
@@ -257,7 +285,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     }
   }
   if (sub == run && !switch_map.empty()) cl.run.overrides.insert(cl.run.overrides.begin(), "p2p.switch_map=" + switch_map);
+  cl.health.argv = cl.run.argv;
   if (sub == run) cl.action = CommandLine::Action::run;
+  else if (sub == health) cl.action = CommandLine::Action::health;
   else if (sub == judge) cl.action = CommandLine::Action::judge;
   else if (sub == topo) cl.action = CommandLine::Action::topo;
   else if (sub == launch) cl.action = CommandLine::Action::launch;

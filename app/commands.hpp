@@ -22,6 +22,23 @@ struct RunOptions {
   double probe_timeout_s = 300;
   std::vector<std::string> overrides;   // --set probe.key=value
   std::vector<std::string> argv;        // as given, for the report
+  // For `gpuaccept health`, which runs the same loop and speaks for itself: no progress lines,
+  // and the journal is left unjudged (the loop then returns kExitPass once it is complete).
+  bool quiet = false;
+  bool judge = true;
+};
+
+// `gpuaccept health`: one node's state in seconds, for Slurm's HealthCheckProgram, Prolog and
+// Epilog. Exit 0 healthy (also inconclusive: nothing confirmed), 1 a node fault, 2 its own
+// failure (a bad flag or file, a tool error, its own deadline).
+struct HealthOptions {
+  std::string expect_topology;          // "" = none
+  std::string out;                      // "" = nothing written: the journal lives in a temporary directory
+  bool drain = false;                   // drain this node on a node fault (never on exit 2); resume its own drain when healthy
+  double timeout_s = 45;                // the whole check's deadline: under Slurm's 60 s kill
+  std::vector<std::string> skip;        // probes of the health suite left out (inventory, topology, gpu, rdma, clock)
+  std::vector<std::string> overrides;   // --set probe.key=value
+  std::vector<std::string> argv;        // as given, for the journal
 };
 
 struct JudgeOptions {
@@ -72,6 +89,7 @@ struct RerunPlanOptions {
 };
 
 int run_command(const RunOptions&, int* argc, char*** argv);
+int health_command(const HealthOptions&);
 // The re-test of DIR's node-fault and inconclusive hosts with hosts that passed as partners:
 // the hostfile, the mpirun and the sbatch lines. 0 nothing to re-test, 1 a plan printed, 2 bad
 // usage or no bad-hosts.txt.
@@ -101,8 +119,12 @@ struct JudgeResult {
   std::string summary_line;
   // "" when every host passed; else how many did not, where bad-hosts.txt is, what to run next.
   std::string bad_hosts_line;
+  // Every verdict that is not a pass or a skip (fail, missing, tool error, inconclusive),
+  // warnings included, in the judge's order.
+  std::vector<Verdict> findings;
 };
-JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file);
+// write_reports false: judged only (gpuaccept health without --out); bad_hosts_line is then "".
+JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file, bool write_reports = true);
 // The launch description `gpuaccept launch` builds from its options (tests check its argv).
 launch::Request launch_request(const LaunchOptions&);
 // Every metric the built-in probes declare (what the judge and the criteria check use).

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "app/commands.hpp"
+#include "app/run_argv.hpp"
 #include "base/file_io.hpp"
 #include "launchers/slurm_admin.hpp"
 #include "reports/bad_hosts.hpp"
@@ -23,9 +24,6 @@ extern char** environ;
 
 namespace ga::app {
 
-namespace {
-
-// Runs argv (no shell) and returns its exit status; its stdout into *out when given.
 int run_argv(const std::vector<std::string>& argv, std::string* out) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -57,6 +55,8 @@ int run_argv(const std::vector<std::string>& argv, std::string* out) {
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
+
+namespace {
 
 // Runs each line, saying which failed; kExitToolError if any did (Slurm refused: not a node's fault).
 int apply(const std::vector<std::vector<std::string>>& lines) {

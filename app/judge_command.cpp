@@ -16,7 +16,7 @@ MetricCatalogue builtin_catalogue() {
   return catalogue_of(reg);
 }
 
-JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file) {
+JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file, bool write_reports) {
   auto journal = read_journal((std::filesystem::path(dir) / "samples.jsonl").string());
   const MetricCatalogue catalogue = builtin_catalogue();
   CriteriaSet criteria;
@@ -31,10 +31,15 @@ JudgeResult judge_directory(const std::string& dir, const std::string& criteria_
     criteria = parse_criteria(builtin_criteria_text(), "builtin");
   }
   const auto judgement = judge_releasing_samples(journal, criteria, &catalogue);  // the samples are not read again
-  const auto report = build_report(journal, judgement);
-  write_report_files(report, dir);
-  const BadHosts bad = bad_hosts(report);
+  BadHosts bad;
+  if (write_reports) {
+    const auto report = build_report(journal, judgement);
+    write_report_files(report, dir);
+    bad = bad_hosts(report);
+  }
   JudgeResult r;
+  for (const auto& v : judgement.verdicts)
+    if (v.outcome() != OutcomeClass::none) r.findings.push_back(v);
   r.exit_code = judgement.summary.exit_code;
   r.overall = judgement.summary.overall;
   const auto& s = judgement.summary;

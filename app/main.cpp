@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     case CommandLine::Action::version: std::cout << version_text(); return ga::kExitPass;
     case CommandLine::Action::usage_error: std::cerr << cl.text; return ga::kExitUsage;
     case CommandLine::Action::run: return run_command(cl.run, &argc, &argv);  // argc, argv: for MPI_Init
+    case CommandLine::Action::health: return health_command(cl.health);
     case CommandLine::Action::judge: return judge_command(cl.judge);
     case CommandLine::Action::topo: return topo_command(cl.topo);
     case CommandLine::Action::list: return list_command(cl.list);

@@ -87,7 +87,7 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
                        {"expected_topology", in.expected ? topo::to_json(*in.expected) : nlohmann::json(nullptr)}});
       for (const auto& h : cluster.hosts) journal->append({{"type", "topology"}, {"host", h.hostname}, {"topology", topo::to_json(h)}});
       journal->flush();
-      progress(rank, "run " + dir + ": " + std::to_string(world.size()) + " ranks on " +
+      if (!o.quiet) progress(rank, "run " + dir + ": " + std::to_string(world.size()) + " ranks on " +
                          std::to_string(layout.hosts.size()) + " hosts, suite " + in.suite.name);
     }
     {
@@ -164,7 +164,7 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
       if (rank == 0) {
         journal->append({{"type", "probe_begin"}, {"probe", sp.name}, {"time", iso_now()}, {"deadline_s", o.probe_timeout_s}});
         journal->flush();
-        progress(rank, "probe " + sp.name + " (" + std::to_string(pi + 1) + "/" + std::to_string(nprobes) + ")");
+        if (!o.quiet) progress(rank, "probe " + sp.name + " (" + std::to_string(pi + 1) + "/" + std::to_string(nprobes) + ")");
       }
       world.barrier();
       ProbeContext ctx = make_ctx(sp, t0);
@@ -206,7 +206,7 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
         msg.precision(1);
         msg << elapsed << " s:";
         for (const auto& [st, n] : counts) msg << " " << n << " " << st;
-        progress(rank, msg.str());
+        if (!o.quiet) progress(rank, msg.str());
       }
       // Everyone leaves the probe together: a gather completes early on non-root ranks, and a
       // hang must be reported against the probe it happened in, not the next one.
@@ -223,16 +223,20 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
       journal->append({{"type", "run_end"}, {"time", iso_now()}});
       journal->flush();
       journal.reset();
-      try {
-        auto r = judge_directory(dir, "");
-        code = std::to_string(r.exit_code);
-        std::printf("gpuaccept: %s\n", r.summary_line.c_str());
-        if (!r.bad_hosts_line.empty()) std::printf("gpuaccept: %s\n", r.bad_hosts_line.c_str());
-        std::printf("gpuaccept: report %s\n", (fs::path(dir) / "report.md").c_str());
-        std::fflush(stdout);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "gpuaccept: judging failed: %s\n", e.what());
-        code = std::to_string(kExitUsage);
+      if (!o.judge) {
+        code = std::to_string(kExitPass);  // the caller judges the complete journal
+      } else {
+        try {
+          auto r = judge_directory(dir, "");
+          code = std::to_string(r.exit_code);
+          std::printf("gpuaccept: %s\n", r.summary_line.c_str());
+          if (!r.bad_hosts_line.empty()) std::printf("gpuaccept: %s\n", r.bad_hosts_line.c_str());
+          std::printf("gpuaccept: report %s\n", (fs::path(dir) / "report.md").c_str());
+          std::fflush(stdout);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "gpuaccept: judging failed: %s\n", e.what());
+          code = std::to_string(kExitUsage);
+        }
       }
     }
     code = world.broadcast(code, 0);

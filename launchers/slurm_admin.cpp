@@ -41,6 +41,12 @@ std::vector<std::string> scontrol_resume_argv(const std::string& node) {
 
 std::vector<std::string> sinfo_nodes_argv() { return {"sinfo", "--noheader", "--Node", "--format=%N|%T|%E"}; }
 
+std::vector<std::string> sinfo_nodes_argv(const std::string& node) {
+  auto argv = sinfo_nodes_argv();
+  argv.push_back("--nodes=" + node);
+  return argv;
+}
+
 bool NodeState::drained() const {
   std::string s = state;
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });

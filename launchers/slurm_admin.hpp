@@ -8,13 +8,16 @@ namespace ga::launch {
 
 // The prefix every drain reason gpuaccept writes starts with: undrain resumes only those.
 inline constexpr const char* kDrainReasonPrefix = "gpuaccept:";
+// What `gpuaccept health --drain` writes after the prefix: it resumes only its own drains.
+inline constexpr const char* kHealthDrainReason = "health:";
 
 // scontrol update nodename=H state=drain reason="gpuaccept: <why>"
 std::vector<std::string> scontrol_drain_argv(const std::string& node, const std::string& why);
 // scontrol update nodename=H state=resume
 std::vector<std::string> scontrol_resume_argv(const std::string& node);
-// sinfo, one line per node: NAME|STATE|REASON (see parse_sinfo_nodes)
+// sinfo, one line per node: NAME|STATE|REASON (see parse_sinfo_nodes); every node, or one
 std::vector<std::string> sinfo_nodes_argv();
+std::vector<std::string> sinfo_nodes_argv(const std::string& node);
 
 struct NodeState {
   std::string name, state, reason;

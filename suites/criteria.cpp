@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -304,6 +305,34 @@ CriteriaSet load_criteria_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_criteria(ss.str(), path);
+}
+
+std::string criteria_subset_text(const std::string& text, const std::string& source,
+                                 const std::vector<std::string>& names, const std::vector<std::string>& as_error,
+                                 const std::string& description) {
+  const CriteriaSet all = parse_criteria(text, source);  // a bad file fails here, with its line
+  for (const auto& n : names)
+    if (std::none_of(all.criteria.begin(), all.criteria.end(), [&](const Criterion& c) { return c.name == n; }))
+      throw CriteriaError(source, 0, "no criterion named \"" + n + "\"");
+  const auto listed = [](const std::vector<std::string>& v, const std::string& n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  const YAML::Node root = YAML::Load(text);
+  YAML::Node picked(YAML::NodeType::Sequence);
+  for (const auto& item : root["criteria"]) {
+    const std::string name = item["name"].as<std::string>();
+    if (!listed(names, name)) continue;
+    YAML::Node c = YAML::Clone(item);
+    if (listed(as_error, name)) c["severity"] = "error";
+    picked.push_back(c);
+  }
+  YAML::Node out;
+  out["schema_version"] = kCriteriaSchemaVersion;
+  out["description"] = description;
+  out["criteria"] = picked;
+  YAML::Emitter e;
+  e << out;
+  return std::string(e.c_str()) + "\n";
 }
 
 const std::string& builtin_criteria_text() {

@@ -65,6 +65,15 @@ CriteriaSet parse_criteria(const std::string& yaml_text, const std::string& sour
 CriteriaSet load_criteria_file(const std::string& path);                              // throws CriteriaError
 const std::string& builtin_criteria_text();
 
+// The criteria of the file TEXT (read from SOURCE) that NAMES lists, in the file's order, as a
+// criteria file of their own with DESCRIPTION: what `gpuaccept health` judges by and records in
+// its journal, so that `gpuaccept judge DIR` re-judges it the same way. Those in AS_ERROR get
+// severity error. The thresholds stay where they are defined; this only picks. Throws
+// CriteriaError naming the first name the file lacks.
+std::string criteria_subset_text(const std::string& text, const std::string& source,
+                                 const std::vector<std::string>& names, const std::vector<std::string>& as_error,
+                                 const std::string& description);
+
 // Every criterion must name a declared metric (or, as a glob, declared ones): a typo would
 // otherwise be accepted and only show up as "missing" after a whole cluster run. Throws
 // CriteriaError naming the file and the criterion's line, with the nearest declared ids.

@@ -37,6 +37,7 @@ namespace {
 using namespace ga::gpu;
 
 constexpr std::size_t kMiB = 1024 * 1024;
+constexpr std::size_t kStateCopyBytes = 64 * kMiB;  // checks: state, per host-to-device copy
 constexpr const char* kErrorsPerSecond = "errors/s";
 constexpr int kMaxNvLinks = 18;  // NVML_NVLINK_MAX_LINKS in the 525-550 drivers
 
@@ -47,6 +48,11 @@ struct GpuParams {
   std::size_t p2p_bytes = 256 * kMiB;
   int gemm_n = 8192;
   bool gemm = true, p2p = true, remote_numa = true, xid = true;
+  // checks: state. Only the GPU's state (what `gpuaccept health` needs within Slurm's 60 s):
+  // NVML readings, XIDs, and the PCIe link read while a short host-to-device copy loads it
+  // (an idle link trains down, so it cannot be read idle). No HBM, GEMM, remote-NUMA or P2P
+  // measurement and no bandwidth figure: the copies are load, not a measurement.
+  bool state_only = false;
   int iterations = 5, warmup = 2;
   int min_driver = kMinCudaDriverVersion;
   std::string kmsg = "/dev/kmsg";
@@ -71,6 +77,8 @@ GpuParams params_of(const nlohmann::json& p) {
   g.warmup = p.value("warmup", g.warmup);
   g.min_driver = p.value("min_cuda_driver", g.min_driver);
   g.kmsg = p.value("kernel_log", g.kmsg);
+  g.state_only = p.value("checks", std::string("all")) == "state";
+  if (g.state_only) g.gemm = g.p2p = g.remote_numa = false;
   if (g.hbm_bytes == 0 || g.h2d_bytes == 0 || g.p2p_bytes == 0 || g.gemm_n < 64 || g.iterations < 1 || g.warmup < 0)
     throw std::invalid_argument("gpu params: hbm_mib, h2d_mib, p2p_mib, iterations must be >= 1, gemm_n >= 64, warmup >= 0");
   return g;
@@ -98,6 +106,10 @@ std::vector<ParamDecl> param_decls() {
       {"min_cuda_driver", ParamType::integer, d.min_driver, 0, {}, {},
        "oldest CUDA driver API version accepted (12000 = 12.0)"},
       {"kernel_log", ParamType::string, d.kmsg, {}, {}, {}, "where the XID errors are read from"},
+      {"checks", ParamType::string, "all", {}, {}, {"all", "state"},
+       "all: every measurement; state: the GPU's state only (NVML readings, XIDs, the PCIe link read during a "
+       "short host-to-device copy that loads it), no HBM, GEMM, remote-NUMA, P2P or bandwidth figure (gpuaccept "
+       "health)"},
       {"cuda_library", ParamType::string, nullptr, {}, {}, {},
        "path of libcuda; default $GPUACCEPT_CUDA_LIBRARY, then libcuda.so.1"},
       {"nvml_library", ParamType::string, nullptr, {}, {}, {},
@@ -390,7 +402,7 @@ class GpuProbe final : public Probe {
 
     // HBM: a device-to-device copy reads and writes every byte; both are counted, as STREAM
     // copy and nvbandwidth's device-local copy do.
-    {
+    if (!params_.state_only) {
       const std::size_t bytes = fit(params_.hbm_bytes, mem.device_bytes() / 2);
       DeviceBuffer a(d, bytes), b(d, bytes);
       d.memset_d8(a.ptr(), 0x5a, bytes, stream.handle());
@@ -421,7 +433,9 @@ class GpuProbe final : public Probe {
         const bool is_local = pass == 0;
         if (!is_local && (!remote || !params_.remote_numa)) break;
         const int mem_numa = is_local ? local : *remote;
-        const std::size_t bytes = fit(params_.h2d_bytes, std::min(mem.device_bytes(), mem.host_bytes()));
+        // State only: enough traffic to train the link up (tens of milliseconds on Gen4), no more.
+        const std::size_t want = params_.state_only ? std::min(params_.h2d_bytes, kStateCopyBytes) : params_.h2d_bytes;
+        const std::size_t bytes = fit(want, std::min(mem.device_bytes(), mem.host_bytes()));
         NumaHostBuffer host(d, bytes, mem_numa);
         DeviceBuffer dbuf(d, bytes);
         nlohmann::json p = {{"bytes", bytes}, {"mem_numa", mem_numa}, {"gpu_numa", local}, {"numa_bound", host.bound()}};
@@ -433,6 +447,7 @@ class GpuProbe final : public Probe {
                                       if (auto r = nd->pcie_width()) width_live = *r.value;
                                     }
                                   });
+        if (params_.state_only) break;  // the link was read under load; no figure to emit
         const auto d2h = time_ops(d, stream, {params_.warmup, params_.iterations, budget(0.08)},
                                   [&] { d.memcpy_dtoh(host.data(), dbuf.ptr(), bytes, stream.handle()); });
         std::vector<double> up, down;

@@ -17,6 +17,12 @@ check "the quick suite passes in one process, exit $rc" [ "$rc" -eq 0 ]
 check "one rank in the report" [ "$(jqr "$GA_TMP/run/report.json" '.run.ranks | length')" = 1 ]
 check "no MPI version recorded" [ "$(jqr "$GA_TMP/run/report.json" .run.versions.mpi)" = none ]
 check "the probes that need MPI say so" grep -q "mpi" <(jqr "$GA_TMP/run/report.json" '.probes[].reason' ; "$b/app/gpuaccept" run --suite gpu --out "$GA_TMP/gpu" >/dev/null 2>&1; jqr "$GA_TMP/gpu/report.json" '.probes[] | select(.name=="mpi-coll") | .reason')
+# gpuaccept health is one process in either build; here it checks this machine as it is (no
+# NVIDIA GPU, so the GPU check is skipped; the clock is left out: no time daemon runs here).
+"$b/app/gpuaccept" health --skip clock >"$GA_TMP/health.out" 2>&1
+rc=$?
+check "gpuaccept health without MPI: exit $rc, healthy ($(tail -1 "$GA_TMP/health.out"))" \
+  bash -c "[ $rc -eq 0 ] && grep -q '^gpuaccept health: .* healthy (PASS: ' '$GA_TMP/health.out'"
 GPUACCEPT_SYSFS_ROOT="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia" GPUACCEPT_CUDA_LIBRARY=$fake_cuda \
   GPUACCEPT_NCCL_LIBRARY=$fake_nccl "$b/app/gpuaccept" run --suite resume --out "$GA_TMP/resume" >"$GA_TMP/resume.log" 2>&1
 rc=$?

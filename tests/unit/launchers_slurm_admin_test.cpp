@@ -36,6 +36,9 @@ TEST(SlurmAdmin, SinfoNodesParsedOncePerNodeWithWhoDrainedThem) {
   EXPECT_FALSE(nodes[2].drained());
   EXPECT_TRUE(nodes[3].drained_by_gpuaccept());   // '*': not responding, still drained
   EXPECT_EQ(sinfo_nodes_argv(), (std::vector<std::string>{"sinfo", "--noheader", "--Node", "--format=%N|%T|%E"}));
+  // gpuaccept health asks about its own node only (every health check of a cluster at once).
+  EXPECT_EQ(sinfo_nodes_argv("node017"),
+            (std::vector<std::string>{"sinfo", "--noheader", "--Node", "--format=%N|%T|%E", "--nodes=node017"}));
 }
 
 }  // namespace

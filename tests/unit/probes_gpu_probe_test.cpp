@@ -132,6 +132,29 @@ TEST(GpuProbe, WithoutCublasNoGemmAndTheProbeFailsUnlessGemmIsOff) {
   EXPECT_EQ(off.outcome.status, ProbeStatus::ok) << off.outcome.reason;
 }
 
+// checks: state (gpuaccept health): the state and the PCIe link, read while a short copy
+// loads it, and no figure of any speed. The faults still show at their GPU.
+TEST(GpuProbe, StateChecksReadTheStateAndMeasureNoSpeed) {
+  FakeGpuFaults f("*/gpu:1=pcie_width_low+ecc_uncorrected");
+  auto p = fake_params();
+  p["checks"] = "state";
+  p["cublas_library"] = "/nonexistent/libcublas.so";  // not loaded: no GEMM, so no failure either
+  auto r = run_gpu(p);
+  EXPECT_EQ(r.outcome.status, ProbeStatus::ok) << r.outcome.reason;
+  for (const char* m : {"gpu.hbm_bw", "gpu.h2d_bw", "gpu.d2h_bw", "gpu.h2d_bw_remote", "gpu.gemm_flops", "gpu.p2p_bw",
+                        "gpu.p2p_access", "gpu.h2d_bw_of_theory", "gpu.hbm_bw_of_theory"})
+    EXPECT_TRUE(r.out.find(m).empty()) << m;
+  for (const char* place : {"h1/gpu:0", "h1/gpu:1"}) {
+    EXPECT_EQ(r.out.find("gpu.pcie_link_gen", place).size(), 1u) << place;
+    EXPECT_EQ(r.out.find("gpu.ecc_uncorrected_volatile", place).size(), 1u) << place;
+    EXPECT_EQ(r.out.find("gpu.remapped_rows_pending", place).size(), 1u) << place;
+  }
+  EXPECT_EQ(r.out.find("gpu.pcie_width_below_max", "h1/gpu:1")[0]->value, 8);
+  EXPECT_EQ(r.out.find("gpu.pcie_width_below_max", "h1/gpu:0")[0]->value, 0);
+  EXPECT_GT(r.out.find("gpu.ecc_uncorrected_volatile", "h1/gpu:1")[0]->value, 0);
+  EXPECT_EQ(r.out.find("gpu.ecc_uncorrected_volatile", "h1/gpu:0")[0]->value, 0);
+}
+
 TEST(GpuProbe, ABadParamFailsNamingIt) {
   auto p = fake_params();
   p["cuda_library"] = 7;

@@ -102,6 +102,36 @@ criteria:
   EXPECT_EQ(set.criteria[6].metric, "inventory.version.*");
 }
 
+// gpuaccept health's criteria: picked from the built-in file by name, thresholds unchanged,
+// one made an error; a name the file lacks is an error, not an empty pick.
+TEST(Criteria, SubsetPicksByNameKeepsOrderAndThresholds) {
+  const std::string text = R"(schema_version: 1
+criteria:
+  - {name: a.one, metric: a.x, compare: "<=", value: 3, scope: gpu}
+  - {name: a.two, metric: a.y, compare: equals, value: 0, severity: warning}
+  - {name: a.three, metric: a.z, compare: ">=", value: majority, where: {link_layer: InfiniBand}, required: false}
+)";
+  const auto sub = parse_criteria(
+      criteria_subset_text(text, "t.yaml", {"a.three", "a.two"}, {"a.two"}, "a subset: for a test"), "sub.yaml");
+  ASSERT_EQ(sub.criteria.size(), 2u);
+  EXPECT_EQ(sub.criteria[0].name, "a.two");  // the file's order, not the list's
+  EXPECT_EQ(sub.criteria[0].severity, Severity::error);
+  EXPECT_EQ(sub.criteria[0].value.number, 0);
+  EXPECT_EQ(sub.criteria[1].name, "a.three");
+  EXPECT_EQ(sub.criteria[1].value.of, "majority");
+  EXPECT_EQ(sub.criteria[1].where, nlohmann::json({{"link_layer", "InfiniBand"}}));
+  EXPECT_EQ(sub.criteria[1].required, Required::no);
+  EXPECT_EQ(sub.criteria[1].severity, Severity::error);
+  EXPECT_THROW(criteria_subset_text(text, "t.yaml", {"a.one", "a.four"}, {}, ""), CriteriaError);
+  // The built-in file itself, as gpuaccept health picks from it.
+  const auto b = parse_criteria(criteria_subset_text(builtin_criteria_text(), "builtin", {"gpu.xid", "gpu.remap.pending"},
+                                                     {"gpu.remap.pending"}, "health"),
+                                "health");
+  ASSERT_EQ(b.criteria.size(), 2u);
+  EXPECT_EQ(b.criteria[1].name, "gpu.xid");
+  EXPECT_EQ(b.criteria[0].severity, Severity::error);
+}
+
 TEST(Criteria, QuotedNumberIsText) {
   auto set = parse_criteria("schema_version: 1\ncriteria:\n  - {name: a, metric: inventory.version.nccl, "
                             "compare: equals, value: \"2.21\"}\n",
