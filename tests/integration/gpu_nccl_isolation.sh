@@ -6,7 +6,8 @@
 # pass runs (isolate: auto): 2-GPU all_reduce between the rail endpoints HOST/rail:K, suspects
 # re-tested against known-good partners, judged by nccl.rail.busbw and nccl.link.busbw (the
 # built-in criteria with their bounds at 3x for fake hosts, see below).
-#   clean      no nccl verdict fails or is inconclusive; both rails' endpoints were paired
+#   clean      with the gpu probe too: no gpu or nccl verdict fails or is inconclusive; both
+#              rails' endpoints were paired
 #   one NIC    a rate limit on ga-h2's eth1 (rail 1): ga-h2/rail:1 fails alone, confirmed by
 #              re-tests, its reason naming ga-h2/gpu:1; bad-hosts.txt names ga-h2 alone
 #   one host   a rate limit on both of ga-h3's interfaces: ga-h3/rail:0 and ga-h3/rail:1 fail,
@@ -34,26 +35,40 @@ probes:
              collectives: [all_reduce], isolate_iters: 3}
 YAML
 
-# The built-in criteria, but nccl.rail.busbw and nccl.link.busbw at 3x instead of 1.5x: on the
+# The built-in criteria, with nccl.rail.busbw and nccl.link.busbw at 3x instead of 1.5x: on the
 # fake hosts every pair shares the same 2 cores, and healthy pairs measured here spread up to
 # 1.9x against their rail's reference (a real rail agrees within a few percent); the faults put
 # in below slow a pair 100x and more.
 criteria="$GA_TMP/criteria.yaml"
+# And without the four criteria that hold a GPU against its datasheet (gpu.hbm/h2d/d2h/gemm
+# .of_theory): a fake GPU's "HBM" is host memory and its GEMM a loop on the shared cores, so
+# against an H100's spec they fail everywhere and say nothing about a fault.
 "$GA_BIN" list --criteria | awk '
+  /^  - name: / { drop = $0 ~ /- name: gpu\.(hbm|h2d|d2h|gemm)\.of_theory$/ }
   /- name: nccl\.(rail|link)\.busbw$/ { loose = 1 }
   loose && /^    value: 1\.5$/ { sub(/1\.5/, "3"); loose = 0 }
-  { print }' >"$criteria"
+  !drop { print }' >"$criteria"
+check "the test's criteria leave out the 4 datasheet criteria" test "$(grep -cE 'name: gpu\.(hbm|h2d|d2h|gemm)\.of_theory$' "$criteria")" = 0
+check "... and keep the others (gpu.xid, gpu.pcie.gen_at_max)" grep -qE 'name: gpu\.(xid|pcie\.gen_at_max)$' "$criteria"
 bound_of() { awk -v c="- name: $1" '$0 ~ c"$" { f = 1 } f && /^    value:/ { print $2; exit }' "$criteria"; }
 check "the test's criteria hold nccl.rail.busbw and nccl.link.busbw to 3x ($(bound_of nccl.rail.busbw), $(bound_of nccl.link.busbw))" \
   test "$(bound_of nccl.rail.busbw) $(bound_of nccl.link.busbw)" = "3 3"
 
-run() {  # run NAME: the suite on the fake hosts as they are now
+# The clean run has the gpu probe too (small buffers): a clean 4 x 2 cluster fails no gpu or
+# nccl criterion.
+clean_suite="$GA_TMP/clean.yaml"
+{ sed 's/^name: .*/name: gpu-nccl-clean-small/' "$suite"
+  echo "  - name: gpu"
+  echo "    params: {hbm_mib: 8, h2d_mib: 2, p2p_mib: 1, gemm_n: 64, iterations: 3, warmup: 1, kernel_log: /proc/self/fd/1000}"
+} >"$clean_suite"
+
+run() {  # run NAME [SUITE]: a suite (default the nccl one) on the fake hosts as they are now
   local start=$SECONDS rc
   # shellcheck disable=SC2046
   timeout 300 mpirun -np 8 --host ga-h1:2,ga-h2:2,ga-h3:2,ga-h4:2 $(fake_mpirun_opts) \
     -x GPUACCEPT_SYSFS_ROOT="$tree" -x GPUACCEPT_CUDA_LIBRARY="$fake_cuda" -x GPUACCEPT_NVML_LIBRARY="$fake_nvml" \
     -x GPUACCEPT_CUBLAS_LIBRARY="$fake_cublas" -x GPUACCEPT_NCCL_LIBRARY="$fake_nccl" -x GA_FAKE_NCCL_NIC_PER_GPU=1 \
-    "$GA_BIN" run --suite "$suite" --criteria "$criteria" --out "$GA_TMP/$1" --probe-timeout 150 >"$GA_TMP/$1.log" 2>&1
+    "$GA_BIN" run --suite "${2:-$suite}" --criteria "$criteria" --out "$GA_TMP/$1" --probe-timeout 150 >"$GA_TMP/$1.log" 2>&1
   rc=$?
   log "$1: mpirun exit $rc after $((SECONDS - start)) s"
   run_output "$GA_TMP/$1"
@@ -67,8 +82,13 @@ nccl_not_passing() {  # criterion@place of every nccl verdict that is not pass o
 bad_hosts() { grep -v '^#' "$GA_TMP/$1/bad-hosts.txt" | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'; }
 
 fake_up 4 --rails 2
-run clean
+run clean "$clean_suite"
 check "clean: no nccl verdict fails or is inconclusive ($(nccl_not_passing))" test -z "$(nccl_not_passing)"
+gpu_not_passing=$(jqr "$r" '[.verdicts[] | select((.criterion | startswith("gpu.")) and .status != "pass" and .status != "skipped")
+                            | "\(.criterion)@\(.place)"] | sort | join(" ")')
+check "clean: no gpu verdict fails or is inconclusive ($gpu_not_passing)" test -z "$gpu_not_passing"
+check "clean: gpu verdicts passed ($(jqr "$r" '[.verdicts[] | select((.criterion | startswith("gpu.")) and .status == "pass")] | length'))" \
+  test "$(jqr "$r" '[.verdicts[] | select((.criterion | startswith("gpu.")) and .status == "pass")] | length')" -ge 40
 for rail in 0 1; do
   pairs=$(jq -r "select(.type==\"sample\" and .metric==\"nccl.pair_busbw\" and .params.rail==$rail) | .place" "$j" | sort -u | wc -l)
   check "clean: rail $rail's endpoints were paired ($pairs distinct pairs)" test "$pairs" -ge 3
