@@ -91,7 +91,10 @@ launch::Request launch_request(const LaunchOptions& o) {
   r.bind_to_numa = !o.no_bind;
   r.mca = o.mca;
   r.forward = forwarded_names();
-  r.program = {o.program.empty() ? self_path() : o.program, "run"};
+  // The ranks run `gpuaccept run RUN_OPTIONS`; RUN_OPTIONS that already start with `run` keep
+  // their own (one `run`, not two).
+  r.program = {o.program.empty() ? self_path() : o.program};
+  if (o.run_args.empty() || o.run_args.front() != "run") r.program.push_back("run");
   r.program.insert(r.program.end(), o.run_args.begin(), o.run_args.end());
   return r;
 }

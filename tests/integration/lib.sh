@@ -26,12 +26,13 @@ finish() {
   exit 1
 }
 
-# mpirun on this host: oversubscribed 2-core machine, ranks must yield (see
-# ../shared/docs/testing-without-hardware.md). Usage: ga_mpirun NP gpuaccept-args...
+# mpirun on this host, the line built by `gpuaccept launch` (launchers/) as a user's is:
+# oversubscribed 2-core machine, ranks must yield (see ../shared/docs/testing-without-hardware.md),
+# no binding, shared memory and TCP. launch execs mpirun, so exit codes and signals are
+# mpirun's. Usage: ga_mpirun NP [run] run-args...
 ga_mpirun() {
   local np=$1; shift
-  mpirun -np "$np" --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none \
-    --mca btl self,vader,tcp "$GA_BIN" "$@"
+  "$GA_BIN" launch --ranks-per-host "$np" --oversubscribe --no-bind --mca btl=self,vader,tcp -- "$@"
 }
 
 # jq on a report: jqr FILE FILTER -> prints result
@@ -96,10 +97,12 @@ fake_mpirun_opts() {
        "--mca oob_tcp_if_include 10.231.0.0/24 --bind-to none --oversubscribe --mca mpi_yield_when_idle 1"
 }
 # fake_mpirun N gpuaccept-args...: one rank on each of ga-h1..ga-hN
+# (through `gpuaccept launch`, with fake_mpirun_opts' settings as its options)
 fake_mpirun() {
   local n=$1; shift
-  # shellcheck disable=SC2046
-  mpirun -np "$n" --host "$("$GA_FAKEHOSTS" hosts "$n")" $(fake_mpirun_opts) "$GA_BIN" "$@"
+  "$GA_BIN" launch --hosts "$("$GA_FAKEHOSTS" hosts "$n")" --ranks-per-host 1 --oversubscribe --no-bind \
+    --mca plm_rsh_agent="$GA_RSH" --mca btl=tcp,self --mca btl_tcp_if_include=10.231.0.0/24 \
+    --mca oob_tcp_if_include=10.231.0.0/24 -- "$@"
 }
 # For per-host wrappers (faketime on one host): build an MPMD command line yourself, e.g.
 #   mpirun $(fake_mpirun_opts) -np 3 --host ga-h1,ga-h2,ga-h3 "$GA_BIN" ARGS : \

@@ -8,6 +8,8 @@ line=$("$GA_BIN" launch "${opts[@]}" --dry-run -- --suite quick --out "$out")
 check "dry run: the mpirun line, this gpuaccept, the run's options after it" \
   bash -c "[[ '$line' == 'mpirun -np 2 --map-by ppr:2:node --oversubscribe --mca mpi_yield_when_idle 1 '*'--bind-to none --mca btl self,vader,tcp '*'$GA_BIN run --suite quick --out $out' ]]"
 check "dry run ran nothing" test ! -e "$out"
+line=$("$GA_BIN" launch "${opts[@]}" --dry-run -- run --suite quick)
+check "run options that start with run keep one run ($line)" bash -c "[[ '$line' == *'$GA_BIN run --suite quick' ]]"
 NCCL_DEBUG=WARN "$GA_BIN" launch "${opts[@]}" --dry-run -- --suite quick | grep -q -- "-x NCCL_DEBUG "
 check "NCCL_* variables are forwarded by name, never by value" [ $? -eq 0 ]
 "$GA_BIN" launch "${opts[@]}" -- --suite quick --out "$out" >"$GA_TMP/launch.out" 2>&1
