@@ -125,6 +125,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       ->type_name("SECONDS")
       ->check(CLI::Validator([](std::string& v) { return positive_seconds(v); }, ""))
       ->capture_default_str();
+  bool no_numa_bind = false;
+  run->add_flag("--no-numa-bind", no_numa_bind,
+                "Leave each rank's CPU binding as the launcher made it (default: bound to its GPU's NUMA node after "
+                "discovery, on hosts with GPUs and several NUMA nodes)");
   // One value per --set (`--set a.b=1 c=2` leaves c=2 over), all of them, in order.
   run->add_option("--set", cl.run.overrides, "Override a probe parameter (repeatable, applied in order)")
       ->type_name("PROBE.KEY=VALUE")
@@ -284,6 +288,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       return usage_error(command, command + " takes no argument \"" + a + "\"");
     }
   }
+  if (sub == run) cl.run.numa_bind = !no_numa_bind;
   if (sub == run && !switch_map.empty()) cl.run.overrides.insert(cl.run.overrides.begin(), "p2p.switch_map=" + switch_map);
   cl.health.argv = cl.run.argv;
   if (sub == run) cl.action = CommandLine::Action::run;

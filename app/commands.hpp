@@ -22,6 +22,8 @@ struct RunOptions {
   double probe_timeout_s = 300;
   std::vector<std::string> overrides;   // --set probe.key=value
   std::vector<std::string> argv;        // as given, for the report
+  // Bind each rank to its GPU's NUMA node after discovery (probes/devices/numa_binding.hpp).
+  bool numa_bind = true;
   // For `gpuaccept health`, which runs the same loop and speaks for itself: no progress lines,
   // and the journal is left unjudged (the loop then returns kExitPass once it is complete).
   bool quiet = false;

@@ -7,6 +7,7 @@
 
 #include "app/host_identity.hpp"
 #include "app/run_support.hpp"
+#include "probes/devices/numa_binding.hpp"
 #include "probes/vendor/versions.hpp"
 #include "slurm/slurm_env.hpp"
 #include "topology/topology.hpp"
@@ -54,6 +55,17 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
       my_host = &fallback;
     }
 
+    // Each rank on its GPU's NUMA node, for the whole run (launchers bind in rank order, not
+    // by GPU); what each rank got goes into run_start.
+    std::optional<gpu::NumaBinding> numa;
+    std::string bound = "not bound: --no-numa-bind";
+    if (o.numa_bind) {
+      std::string why;
+      const auto node = gpu::gpu_numa_node(*my_host, layout.local_rank, &why);
+      numa.emplace(node);
+      bound = numa->bound() ? std::to_string(*node) : "not bound: " + (node ? numa->why() : why);
+    }
+    const auto bindings = world.gather(bound, 0);
     std::unique_ptr<JournalWriter> journal;
     if (rank == 0) {
       journal = std::make_unique<JournalWriter>(journal_path);
@@ -63,7 +75,11 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
         int local = 0;
         for (int q = 0; q < r; ++q)
           if (layout.rank_hosts[static_cast<std::size_t>(q)] == h) ++local;
-        ranks.push_back({{"rank", r}, {"host", h}, {"local_rank", local}, {"pid", layout.pids[static_cast<std::size_t>(r)]}});
+        nlohmann::json one = {{"rank", r}, {"host", h}, {"local_rank", local}, {"pid", layout.pids[static_cast<std::size_t>(r)]}};
+        const std::string& b = bindings[static_cast<std::size_t>(r)];
+        if (b.rfind("not bound", 0) == 0) one["numa_binding"] = b;
+        else one["numa_node"] = std::stoi(b);
+        ranks.push_back(std::move(one));
       }
       const auto v = discover_versions();
       nlohmann::json versions = v.version;

@@ -2,12 +2,12 @@
 // between hosts on the pair schedule (through libibverbs, or the loopback fake in tests).
 // Places: HOST/nic:mlx5_0 is port 1 of mlx5_0; other ports are HOST/nic:mlx5_0:2 (docs/rdma.md).
 // Measures only: the judging rules are suites/data/criteria-default-rdma.yaml.
-#include <hwloc.h>
 
 #include <filesystem>
 #include <thread>
 
 #include "base/units.hpp"
+#include "probes/devices/numa_binding.hpp"
 #include "probes/harness/pair_schedule.hpp"
 #include "probes/probe.hpp"
 #include "probes/rdma/pair_traffic.hpp"
@@ -26,42 +26,6 @@ constexpr const char* kErrorsPerBit = "errors/bit";
 constexpr const char* kCaveat =
     "the verbs data path (RC RDMA write latency/bandwidth, GPUDirect) has not been validated on RDMA hardware; "
     "the port inventory is tested against recorded sysfs trees";
-
-// Binds this process (CPUs and memory) to one NUMA node for the traffic, and puts the old
-// binding back afterwards: the pair traffic must run next to its NIC, the next probe must not.
-class NumaBinding {
- public:
-  explicit NumaBinding(std::optional<int> node) {
-    if (!node || hwloc_topology_init(&t_) != 0) return;
-    if (hwloc_topology_load(t_) != 0) return;
-    hwloc_obj_t n = hwloc_get_numanode_obj_by_os_index(t_, static_cast<unsigned>(*node));
-    if (!n) return;  // a recorded tree's node this machine does not have
-    old_cpu_ = hwloc_bitmap_alloc();
-    old_mem_ = hwloc_bitmap_alloc();
-    hwloc_get_cpubind(t_, old_cpu_, HWLOC_CPUBIND_PROCESS);
-    hwloc_get_membind(t_, old_mem_, &old_policy_, HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET);
-    bound_ = hwloc_set_cpubind(t_, n->cpuset, HWLOC_CPUBIND_PROCESS) == 0;
-    hwloc_set_membind(t_, n->nodeset, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET);
-  }
-  ~NumaBinding() {
-    if (old_cpu_) {
-      hwloc_set_cpubind(t_, old_cpu_, HWLOC_CPUBIND_PROCESS);
-      hwloc_set_membind(t_, old_mem_, old_policy_, HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET);
-      hwloc_bitmap_free(old_cpu_);
-      hwloc_bitmap_free(old_mem_);
-    }
-    if (t_) hwloc_topology_destroy(t_);
-  }
-  NumaBinding(const NumaBinding&) = delete;
-  NumaBinding& operator=(const NumaBinding&) = delete;
-  bool bound() const { return bound_; }
-
- private:
-  hwloc_topology_t t_ = nullptr;
-  hwloc_bitmap_t old_cpu_ = nullptr, old_mem_ = nullptr;
-  hwloc_membind_policy_t old_policy_ = HWLOC_MEMBIND_DEFAULT;
-  bool bound_ = false;
-};
 
 // Rails: local rank k takes the k-th active port, InfiniBand ports first (the compute
 // fabric), then Ethernet (RoCE) ports, each in natural order; or the suite's `ports` list.
@@ -258,7 +222,8 @@ class RdmaProbe final : public Probe {
     cfg.gpu_pci_bus_id = gpu_bus;
     rdma::TrafficStats st;
     {
-      NumaBinding bind(mine ? mine->numa_node : std::nullopt);
+      // The pair traffic runs next to its NIC; the next probe gets the old binding back.
+      gpu::NumaBinding bind(mine ? mine->numa_node : std::nullopt);
       auto loop = rdma::make_loopback_transport(ctx.comm);  // never used without a port: keeps the walk collective
       st = rdma::run_pair_traffic(ctx, sched, transport ? *transport : *loop, transport ? mine : std::nullopt, cfg, out);
     }
