@@ -79,7 +79,8 @@ check "list: probes and suites" bash -c 'grep -q "^probes:" "$1" && grep -q "^su
 check "--suite X without a command is run's: exit 2 for an unknown suite (got $rc)" [ "$rc" -eq 2 ]
 check "run's message lists the built-in suites" grep -q "built-in: " "$GA_TMP/o"
 # Under mpirun as the launchers and slurm/gpuaccept.sbatch start it: every option reaches the
-# run, --set in order (the last hostmem.iterations wins), argv recorded as given.
+# run, --set in order (the last hostmem.iterations wins), argv recorded as given (gpuaccept
+# launch, which ga_mpirun uses, puts `run` before the options).
 out=$GA_TMP/run
 ga_mpirun 1 --suite quick --out "$out" --probe-timeout 77.5 --set hostmem.iterations=3 \
   --set hostmem.array_mib=4 --set hostmem.iterations=2 >"$GA_TMP/run.log" 2>&1; rc=$?
@@ -88,7 +89,7 @@ start() { jq -c "select(.type==\"run_start\") | $1" "$out/samples.jsonl"; }
 check "--probe-timeout reached the run" [ "$(start .probe_timeout_s)" = 77.5 ]
 check "--set applied in order" [ "$(start '.suite.probes[] | select(.name=="hostmem") | .params | [.iterations, .array_mib]')" = "[2,4]" ]
 check "argv recorded as given" [ "$(jqr "$out/report.json" '.run.argv[1:] | join(" ")')" = \
-  "--suite quick --out $out --probe-timeout 77.5 --set hostmem.iterations=3 --set hostmem.array_mib=4 --set hostmem.iterations=2" ]
+  "run --suite quick --out $out --probe-timeout 77.5 --set hostmem.iterations=3 --set hostmem.array_mib=4 --set hostmem.iterations=2" ]
 
 # ---- the resume worker's hidden command goes to the worker, not to the parser
 "$GA_BIN" resume-worker >"$GA_TMP/o" 2>&1; rc=$?
