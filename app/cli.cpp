@@ -1,5 +1,7 @@
 #include "app/cli.hpp"
 
+#include "app/run_support.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -107,7 +109,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   CLI::App* run = app.add_subcommand("run", "Run a suite under mpirun or srun (gpuaccept itself is the MPI program)");
-  run->add_option("--suite", cl.run.suite, "A built-in suite (gpuaccept list) or a suite file")
+  auto* suite_opt = run->add_option("--suite", cl.run.suite, "A built-in suite (gpuaccept list) or a suite file")
       ->type_name("NAME|FILE")
       ->capture_default_str();
   run->add_option("--criteria", cl.run.criteria, "Judge by these criteria instead of the built-in ones")
@@ -125,6 +127,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       ->type_name("SECONDS")
       ->check(CLI::Validator([](std::string& v) { return positive_seconds(v); }, ""))
       ->capture_default_str();
+  run->add_option("--rerun", cl.run.rerun,
+                  "Re-test DIR's node-fault and inconclusive hosts (launch on rerun-plan's hosts): its suite unless --suite "
+                  "says otherwise; the report merges both runs (campaign.md, campaign.json, bad-hosts.txt)")
+      ->type_name("DIR");
   bool no_numa_bind = false;
   run->add_flag("--no-numa-bind", no_numa_bind,
                 "Leave each rank's CPU binding as the launcher made it (default: bound to its GPU's NUMA node after "
@@ -289,6 +295,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     }
   }
   if (sub == run) cl.run.numa_bind = !no_numa_bind;
+  if (sub == run && !cl.run.rerun.empty() && suite_opt->count() == 0) cl.run.suite = run::suite_of_run(cl.run.rerun);
   if (sub == run && !switch_map.empty()) cl.run.overrides.insert(cl.run.overrides.begin(), "p2p.switch_map=" + switch_map);
   cl.health.argv = cl.run.argv;
   if (sub == run) cl.action = CommandLine::Action::run;

@@ -24,6 +24,8 @@ struct RunOptions {
   std::vector<std::string> argv;        // as given, for the report
   // Bind each rank to its GPU's NUMA node after discovery (probes/devices/numa_binding.hpp).
   bool numa_bind = true;
+  // `--rerun DIR`: this run re-tests DIR's suspects; its report merges both (reports/campaign.hpp).
+  std::string rerun;
   // For `gpuaccept health`, which runs the same loop and speaks for itself: no progress lines,
   // and the journal is left unjudged (the loop then returns kExitPass once it is complete).
   bool quiet = false;

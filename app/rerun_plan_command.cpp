@@ -1,7 +1,8 @@
 // gpuaccept rerun-plan DIR: the re-test of a run's node-fault and inconclusive hosts, each with
 // hosts that passed in DIR as known-good partners (a suspect that passes against them is cleared;
 // one that fails again is confirmed). Prints the hostfile and the mpirun and sbatch lines, built
-// by the launchers; runs nothing.
+// by the launchers, that run `gpuaccept run --rerun DIR` (DIR's suite, both runs merged into one
+// campaign: reports/campaign.hpp); runs nothing.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -18,22 +19,6 @@
 namespace ga::app {
 
 namespace {
-
-// The suite the run ran, from its journal's first record (run_start): the re-test runs it again.
-std::string suite_of(const std::string& dir) {
-  std::ifstream in((std::filesystem::path(dir) / "samples.jsonl").string());
-  std::string line;
-  if (!in || !std::getline(in, line)) return "default";
-  try {
-    const auto r = nlohmann::json::parse(line);
-    const auto& argv = r.value("argv", nlohmann::json::array());
-    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
-      if (argv[i] == "--suite" && argv[i + 1].is_string()) return argv[i + 1].get<std::string>();
-    if (r.contains("suite") && r["suite"].is_object() && r["suite"].contains("name")) return r["suite"]["name"];
-  } catch (const std::exception&) {
-  }
-  return "default";
-}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -79,12 +64,14 @@ int rerun_plan_command(const RerunPlanOptions& o) {
     launch::Request r;
     r.hosts = hosts;
     r.ranks_per_host = o.ranks_per_host > 0 ? o.ranks_per_host : 1;
-    r.program = {"gpuaccept", "run", "--suite", suite_of(o.dir)};
-    std::cout << "# outside Slurm (or `gpuaccept launch --hostfile FILE --ranks-per-host N -- --suite ...`):\n"
+    // `run --rerun DIR` runs DIR's suite again and merges the two runs into one campaign.
+    const std::string abs_dir = std::filesystem::absolute(o.dir).lexically_normal().string();
+    r.program = {"gpuaccept", "run", "--rerun", abs_dir};
+    std::cout << "# outside Slurm (or `gpuaccept launch --hostfile FILE --ranks-per-host N -- --rerun " << abs_dir << "`):\n"
               << launch::shell_line(launch::mpirun_argv(r)) << "\n";
     std::cout << "# in Slurm (drained nodes take no jobs: resume them first, or use a maintenance reservation):\n"
               << launch::shell_line({"sbatch", "--nodes=" + std::to_string(hosts.size()), "--nodelist=" + join(hosts),
-                                     "slurm/gpuaccept.sbatch", "--suite", suite_of(o.dir)})
+                                     "slurm/gpuaccept.sbatch", "--rerun", abs_dir})
               << "\n";
     return kExitNodeFault;
   } catch (const std::exception& e) {

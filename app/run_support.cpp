@@ -12,6 +12,7 @@
 #include "probes/gpu/gpu_identity.hpp"
 #include "probes/harness/process_state.hpp"
 #include "probes/vendor/gpu_libraries.hpp"
+#include "reports/bad_hosts.hpp"
 #include "suites/criteria.hpp"
 #include "topology/topology.hpp"
 
@@ -152,6 +153,25 @@ void judge_and_announce(const std::string& dir) {
   }
 }
 
+std::string suite_of_run(const std::string& dir) {
+  std::ifstream in((fs::path(dir) / "samples.jsonl").string());
+  std::string line;
+  if (!in || !std::getline(in, line)) return "default";
+  try {
+    const auto r = nlohmann::json::parse(line);
+    const auto& argv = r.value("argv", nlohmann::json::array());
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+      if (argv[i] == "--suite" && argv[i + 1].is_string()) return argv[i + 1].get<std::string>();
+    // A re-test without --suite ran the suite of the run it re-tested: follow the campaign back.
+    if (r.contains("rerun_of") && r["rerun_of"].is_string() && r["rerun_of"].get<std::string>() != dir)
+      return suite_of_run(r["rerun_of"].get<std::string>());
+    if (r.contains("suite") && r["suite"].is_object() && r["suite"].contains("name") && r["suite"]["name"].is_string())
+      return r["suite"]["name"].get<std::string>();
+  } catch (const std::exception&) {
+  }
+  return "default";
+}
+
 Inputs load_inputs(const RunOptions& o) {
   Inputs in;
   in.suite = load_suite(o.suite);
@@ -169,6 +189,12 @@ Inputs load_inputs(const RunOptions& o) {
   // unknown or out-of-range parameter (a typo would otherwise run the default and pass).
   check_criteria_metrics(parse_criteria(in.criteria_text, in.criteria_source), catalogue_of(reg));
   if (!o.expect_topology.empty()) in.expected = topo::load_topology_file(o.expect_topology);
+  if (!o.rerun.empty()) {
+    // The run re-tested must say who its suspects were: its bad-hosts.txt (read_bad_hosts
+    // throws, saying how to write it for an older directory).
+    read_bad_hosts(o.rerun);
+    in.rerun_of = fs::absolute(o.rerun).lexically_normal().string();
+  }
   for (const auto& p : in.suite.probes) {
     const Probe* probe = reg.find(p.name);
     if (!probe)

@@ -39,7 +39,12 @@ struct Inputs {
   Suite suite;
   std::string criteria_source, criteria_text;
   std::optional<topo::HostTopology> expected;
+  std::string rerun_of;                 // absolute: the run a `--rerun` re-tests
 };
+
+// The suite a run directory's journal says it ran (its --suite as given, else the suite's
+// name), "default" when it says nothing: the re-test runs it again.
+std::string suite_of_run(const std::string& dir);
 
 class CollectingSink final : public SampleSink {
  public:

@@ -163,6 +163,8 @@ json run_info(const JournalData& j, const std::vector<std::string>& hosts_in_ran
   run["slurm"] = slurm.is_object() ? slurm : json(nullptr);
   run["suite"] = field_or_null(rs, "suite");
   run["probe_timeout_s"] = field_or_null(rs, "probe_timeout_s");
+  // A re-test (`run --rerun DIR`): the run it re-tests, whose campaign this one continues.
+  if (auto prev = field_or_null(rs, "rerun_of"); prev.is_string()) run["rerun_of"] = prev;
   std::string source = j.criteria_source, text = j.criteria_text;
   if (auto c = field_or_null(rs, "criteria"); c.is_object()) {
     if (source.empty() && c.contains("source") && c["source"].is_string()) source = c["source"];

@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <ostream>
 #include <exception>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "base/file_io.hpp"
 #include "reports/bad_hosts.hpp"
+#include "reports/campaign.hpp"
 #include "reports/report.hpp"
 
 namespace ga {
@@ -34,7 +36,28 @@ void write_report_files(const Report& r, const std::string& dir) {
     base::write_file_atomic(dir + "/report.md", report_to_markdown(r));
     base::write_file_atomic(dir + "/report.html", report_to_html(r));
     base::write_file_atomic(dir + "/report.junit.xml", [&](std::ostream& out) { write_report_junit(r, out); });
-    base::write_file_atomic(dir + "/bad-hosts.txt", bad_hosts_text(bad_hosts(r)));
+    // A re-test writes the campaign, and the campaign's bad hosts are what drain, undrain and
+    // the next rerun-plan act on (reports/campaign.hpp). A previous run that cannot be read
+    // leaves this run's own bad hosts and says why in campaign.md.
+    std::optional<Campaign> campaign;
+    std::string campaign_error;
+    if (r.run.contains("rerun_of") && r.run["rerun_of"].is_string()) {
+      try {
+        campaign = merge_campaign(r.run["rerun_of"].get<std::string>(), r, dir);
+      } catch (const std::exception& e) {
+        campaign_error = e.what();
+      }
+    }
+    if (campaign) {
+      base::write_file_atomic(dir + "/campaign.json", campaign_to_json(*campaign).dump(2) + "\n");
+      base::write_file_atomic(dir + "/campaign.md", campaign_to_markdown(*campaign));
+      base::write_file_atomic(dir + "/bad-hosts.txt", bad_hosts_text(campaign_bad_hosts(*campaign)));
+    } else {
+      if (!campaign_error.empty())
+        base::write_file_atomic(dir + "/campaign.md", "# gpuaccept re-test campaign: not merged\n\n" + campaign_error +
+                                                          "\n\nbad-hosts.txt holds this run's own hosts only.\n");
+      base::write_file_atomic(dir + "/bad-hosts.txt", bad_hosts_text(bad_hosts(r)));
+    }
     base::write_file_atomic(dir + "/report.prom", [&](std::ostream& out) { write_report_prom(r, out); });
   } catch (...) {
     others_failed = std::current_exception();

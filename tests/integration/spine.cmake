@@ -16,6 +16,10 @@ ga_integration_test(spine.nompi_build nompi_build.sh TIMEOUT 900 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nccl>)
 ga_integration_test(spine.drain spine_drain.sh TIMEOUT 180)
 ga_integration_test(spine.launch spine_launch.sh TIMEOUT 120)
+# A re-test campaign (issue 13 item 5): run, rerun-plan, run --rerun twice on 4 fake hosts with
+# the fake GPUs, the campaign merged at each step until nothing is left.
+ga_integration_test(spine.rerun spine_rerun.sh TIMEOUT 300 SERIAL
+  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas>)
 # gpuaccept health (issue 13 item 6): one process on the fake GPUs, its exit codes, the files it
 # does not write, --drain, its own deadline and the Slurm wrapper.
 ga_integration_test(spine.health spine_health.sh TIMEOUT 120

@@ -68,9 +68,9 @@ plan=$("$GA_BIN" rerun-plan "$GA_TMP/other" 2>/dev/null); rc=$?
 check "rerun-plan: exit 1, a plan printed" [ $rc -eq 1 ]
 check "  the inconclusive host c, not the tool error b, with a and d that passed" \
   [ "$(sed -n '/^# hostfile:/,/^#/p' <<<"$plan" | grep -v '^#' | tr '\n' ' ')" = "c a d " ]
-check "  its mpirun line, built by the launchers" \
-  grep -qx "mpirun -np 3 --host c:1,a:1,d:1 --map-by ppr:1:node --bind-to numa gpuaccept run --suite default" <<<"$plan"
-check "  and its sbatch line" grep -qx "sbatch --nodes=3 --nodelist=c,a,d slurm/gpuaccept.sbatch --suite default" <<<"$plan"
+check "  its mpirun line, built by the launchers, runs the campaign (run --rerun DIR)" \
+  grep -qx "mpirun -np 3 --host c:1,a:1,d:1 --map-by ppr:1:node --bind-to numa gpuaccept run --rerun $GA_TMP/other" <<<"$plan"
+check "  and its sbatch line" grep -qx "sbatch --nodes=3 --nodelist=c,a,d slurm/gpuaccept.sbatch --rerun $GA_TMP/other" <<<"$plan"
 mkdir -p "$GA_TMP/xid"
 printf '# gpuaccept bad hosts: one line per host that did not pass (0 of 2)\n# run: t\n# overall: PASS\n# judged: a,b\n' >"$GA_TMP/xid/bad-hosts.txt"
 "$GA_BIN" rerun-plan "$GA_TMP/xid" >/dev/null 2>&1

@@ -1,0 +1,249 @@
+// A re-test campaign merged from the previous run's directory and this re-test; see campaign.hpp.
+#include "reports/campaign.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "base/natural_order.hpp"
+#include "topology/place.hpp"
+
+namespace ga {
+
+namespace {
+
+OutcomeClass outcome_of_words(const std::string& w) {
+  if (w == "node fault") return OutcomeClass::node_fault;
+  if (w == "tool error") return OutcomeClass::tool_error;
+  if (w == "inconclusive") return OutcomeClass::inconclusive;
+  return OutcomeClass::none;
+}
+
+std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> v;
+  if (j.contains(key) && j[key].is_array())
+    for (const auto& s : j[key])
+      if (s.is_string()) v.push_back(s.get<std::string>());
+  return v;
+}
+
+std::string str(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+// The hosts a verdict is about: its own, or both ends of a link between two hosts.
+std::vector<std::string> hosts_of(const std::string& place) {
+  if (auto h = place::host_of(place); !h.empty()) return {h};
+  std::vector<std::string> out;
+  if (auto ends = place::split_pair(place))
+    for (const auto& e : {ends->first, ends->second})
+      if (auto h = place::host_of(e); !h.empty() && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
+  return out;
+}
+
+// The previous run as a campaign: its campaign.json when it was a re-test itself, else one run
+// made from its bad-hosts.txt.
+Campaign previous_campaign(const std::string& dir) {
+  const BadHosts b = read_bad_hosts(dir);
+  const auto path = std::filesystem::path(dir) / "campaign.json";
+  Campaign c;
+  if (std::filesystem::exists(path)) {
+    std::ifstream in(path);
+    nlohmann::json j;
+    try {
+      in >> j;
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path.string() + ": " + e.what());
+    }
+    for (const auto& r : j.value("runs", nlohmann::json::array())) c.runs.push_back({str(r, "id"), str(r, "dir")});
+    for (const auto& h : j.value("hosts", nlohmann::json::array())) {
+      CampaignHost ch;
+      ch.host = str(h, "host");
+      ch.outcome = outcome_of_words(str(h, "outcome"));
+      ch.status = str(h, "status");
+      ch.decided_by = str(h, "decided_by");
+      ch.criteria = strings(h, "criteria");
+      ch.evidence = str(h, "evidence");
+      ch.actions = strings(h, "actions");
+      for (const auto& s : h.value("history", nlohmann::json::array()))
+        ch.history.push_back({str(s, "run"), outcome_of_words(str(s, "outcome")), strings(s, "criteria"), str(s, "evidence")});
+      c.hosts.push_back(std::move(ch));
+    }
+    return c;
+  }
+  c.runs.push_back({b.run_id, std::filesystem::absolute(dir).lexically_normal().string()});
+  std::map<std::string, const BadHost*> bad;
+  for (const auto& h : b.hosts) bad[h.host] = &h;
+  std::set<std::string> all(b.judged.begin(), b.judged.end());
+  for (const auto& h : b.hosts) all.insert(h.host);
+  for (const auto& name : all) {
+    CampaignHost ch;
+    ch.host = name;
+    ch.decided_by = b.run_id;
+    if (auto it = bad.find(name); it != bad.end()) {
+      ch.outcome = it->second->outcome;
+      ch.criteria = it->second->criteria;
+      ch.evidence = "[" + b.run_id + "] " + it->second->evidence;
+      ch.actions = it->second->actions;
+    }
+    ch.status = ch.outcome == OutcomeClass::none ? "passed" : outcome_words(ch.outcome);
+    ch.history.push_back({b.run_id, ch.outcome, ch.criteria, ch.evidence});
+    c.hosts.push_back(std::move(ch));
+  }
+  return c;
+}
+
+std::string list(const std::vector<std::string>& v, std::size_t most = 6) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < most; ++i) s += (s.empty() ? "" : ", ") + v[i];
+  if (v.size() > most) s += " and " + std::to_string(v.size() - most) + " more";
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+Campaign merge_campaign(const std::string& previous_dir, const Report& now, const std::string& now_dir) {
+  Campaign c = previous_campaign(previous_dir);
+  const BadHosts nb = bad_hosts(now);
+  c.runs.push_back({nb.run_id, std::filesystem::absolute(now_dir).lexically_normal().string()});
+  std::map<std::string, const BadHost*> bad_now;
+  for (const auto& h : nb.hosts) bad_now[h.host] = &h;
+  const std::set<std::string> judged_now(nb.judged.begin(), nb.judged.end());
+
+  std::map<std::string, CampaignHost> hosts;
+  for (auto& h : c.hosts) hosts[h.host] = std::move(h);
+  for (const auto& h : judged_now) hosts.try_emplace(h, CampaignHost{h, OutcomeClass::none, "", "", {}, "", {}, {}});
+
+  // What the re-test's verdicts on a host say about the criteria it had failed: the evidence
+  // that clears it.
+  auto passes_on = [&](const std::string& host, const std::vector<std::string>& criteria, const std::string& before) {
+    std::vector<std::string> out, elsewhere;
+    for (const auto& v : now.judgement->verdicts) {
+      if (v.status != VerdictStatus::pass || std::find(criteria.begin(), criteria.end(), v.criterion) == criteria.end())
+        continue;
+      const auto hs = hosts_of(v.place);
+      if (std::find(hs.begin(), hs.end(), host) == hs.end()) continue;
+      // The place the earlier evidence names first: that is the one the operator asks about.
+      const bool named = before.find(v.criterion + " at " + v.place + ":") != std::string::npos;
+      (named ? out : elsewhere).push_back(v.criterion + " at " + v.place + " passed: " + v.reason);
+    }
+    out.insert(out.end(), elsewhere.begin(), elsewhere.end());
+    return out;
+  };
+
+  c.retested.clear();
+  c.partners.clear();
+  for (auto& [name, h] : hosts) {
+    if (!judged_now.count(name)) {
+      if (h.outcome != OutcomeClass::none) h.status = "not re-tested";
+      continue;
+    }
+    const OutcomeClass before = h.outcome;
+    const bool was_bad = before != OutcomeClass::none;
+    const bool new_host = h.history.empty();
+    (was_bad ? c.retested : c.partners).push_back(name);
+    const auto it = bad_now.find(name);
+    const std::vector<std::string> failed_before = h.criteria;
+    const std::string evidence_before = h.evidence;
+    h.decided_by = nb.run_id;
+    if (it != bad_now.end()) {
+      h.outcome = it->second->outcome;
+      h.criteria = it->second->criteria;
+      h.evidence = "[" + nb.run_id + "] " + it->second->evidence;
+      h.actions = it->second->actions;
+      h.status = !was_bad ? (new_host ? "new host" : "new")
+                 : h.outcome == OutcomeClass::node_fault ? "confirmed"
+                 : h.outcome == OutcomeClass::inconclusive ? "still inconclusive"
+                                                         : outcome_words(h.outcome);
+    } else {
+      h.outcome = OutcomeClass::none;
+      h.criteria.clear();
+      h.actions.clear();
+      if (was_bad) {
+        const auto ev = passes_on(name, failed_before, evidence_before);
+        h.status = "cleared";
+        h.evidence = "[" + nb.run_id + "] passed the re-test" +
+                     (ev.empty() ? std::string(" (no verdict of " + list(failed_before, 3) + " there this time)")
+                                 : ": " + list(ev, 3)) +
+                     "; was " + outcome_words(before) + " in " + h.history.back().run + " (" + list(failed_before, 3) + ")";
+      } else {
+        h.status = "passed";
+        h.evidence.clear();
+      }
+    }
+    h.history.push_back({nb.run_id, h.outcome, h.criteria, h.evidence});
+  }
+  c.hosts.clear();
+  for (auto& [name, h] : hosts) c.hosts.push_back(std::move(h));
+  std::sort(c.hosts.begin(), c.hosts.end(), [](const auto& a, const auto& b) { return natural_less(a.host, b.host); });
+  auto nat = [](std::vector<std::string>& v) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return natural_less(a, b); });
+  };
+  nat(c.retested);
+  nat(c.partners);
+  bool fault = false, tool = false, unsure = false;
+  for (const auto& h : c.hosts) {
+    fault = fault || h.outcome == OutcomeClass::node_fault;
+    tool = tool || h.outcome == OutcomeClass::tool_error;
+    unsure = unsure || h.outcome == OutcomeClass::inconclusive;
+  }
+  c.overall = fault ? "FAIL" : tool ? "TOOL ERROR" : unsure ? "INCONCLUSIVE" : "PASS";
+  return c;
+}
+
+nlohmann::json campaign_to_json(const Campaign& c) {
+  nlohmann::json j = {{"schema_version", 1}, {"overall", c.overall}, {"retested", c.retested}, {"partners", c.partners}};
+  j["runs"] = nlohmann::json::array();
+  for (const auto& r : c.runs) j["runs"].push_back({{"id", r.id}, {"dir", r.dir}});
+  j["hosts"] = nlohmann::json::array();
+  for (const auto& h : c.hosts) {
+    nlohmann::json hj = {{"host", h.host},         {"outcome", outcome_words(h.outcome)}, {"status", h.status},
+                         {"decided_by", h.decided_by}, {"criteria", h.criteria},          {"evidence", h.evidence},
+                         {"actions", h.actions}};
+    hj["history"] = nlohmann::json::array();
+    for (const auto& s : h.history)
+      hj["history"].push_back({{"run", s.run}, {"outcome", outcome_words(s.outcome)}, {"criteria", s.criteria}, {"evidence", s.evidence}});
+    j["hosts"].push_back(std::move(hj));
+  }
+  return j;
+}
+
+std::string campaign_to_markdown(const Campaign& c) {
+  std::ostringstream o;
+  o << "# gpuaccept re-test campaign: " << c.overall << "\n\n";
+  o << "| # | run | directory |\n|---:|---|---|\n";
+  for (std::size_t i = 0; i < c.runs.size(); ++i) o << "| " << i + 1 << " | " << c.runs[i].id << " | " << c.runs[i].dir << " |\n";
+  o << "\nThis run re-tested " << list(c.retested) << " against " << list(c.partners)
+    << " (hosts that had passed). Each host's outcome is that of the last run that measured it.\n\n";
+  o << "| host | now | status | decided by | evidence |\n|---|---|---|---|---|\n";
+  int always = 0;
+  for (const auto& h : c.hosts) {
+    const bool ever_bad = std::any_of(h.history.begin(), h.history.end(), [](const auto& s) { return s.outcome != OutcomeClass::none; });
+    if (!ever_bad) {
+      ++always;
+      continue;
+    }
+    std::string ev = h.evidence;
+    for (char& ch : ev)
+      if (ch == '|' || ch == '\n') ch = ' ';
+    o << "| " << h.host << " | " << outcome_words(h.outcome) << " | " << h.status << " | " << h.decided_by << " | " << ev << " |\n";
+  }
+  o << "\n" << always << " host(s) passed every run that measured them.\n";
+  return o.str();
+}
+
+BadHosts campaign_bad_hosts(const Campaign& c) {
+  BadHosts b;
+  b.run_id = c.runs.empty() ? "unknown" : c.runs.back().id;
+  b.overall = c.overall;
+  for (const auto& h : c.hosts) {
+    b.judged.push_back(h.host);
+    if (h.outcome != OutcomeClass::none) b.hosts.push_back({h.host, h.outcome, h.criteria, h.evidence, h.actions});
+  }
+  return b;
+}
+
+}  // namespace ga

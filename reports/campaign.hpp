@@ -1,0 +1,64 @@
+// A re-test campaign (`gpuaccept run --rerun DIR`, issue 13 item 5): the run that re-tests
+// DIR's node-fault and inconclusive hosts against hosts that passed there, merged with DIR.
+//
+// Per host, the run that last measured it decides: a suspect of DIR that passes in the re-test
+// is *cleared*, with the re-test's verdicts on the criteria it had failed as the evidence; one
+// that fails again is *confirmed*; a host the re-test did not run on keeps DIR's outcome (*not
+// re-tested*); a partner that fails now is *new*. Every outcome and every line of evidence says
+// which run it comes from. DIR may itself be a re-test: its campaign.json carries the history
+// of every earlier run, so the campaign is repeatable until nothing is left to re-test.
+//
+// The re-test's directory gets campaign.json and campaign.md, and its bad-hosts.txt is the
+// campaign's (the hosts still bad after every run so far, the union of judged hosts), because
+// that is what `drain`, `undrain` and the next `rerun-plan` act on; the re-test's own verdicts
+// stay in its report.json. Pure but for reading DIR.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/bad_hosts.hpp"
+#include "reports/report.hpp"
+
+namespace ga {
+
+struct CampaignStep {                 // what one run said about one host
+  std::string run;                    // the run's id (bad-hosts.txt's `run`)
+  OutcomeClass outcome = OutcomeClass::none;
+  std::vector<std::string> criteria;
+  std::string evidence;
+};
+
+struct CampaignHost {
+  std::string host;
+  OutcomeClass outcome = OutcomeClass::none;  // now
+  std::string status;                 // cleared, confirmed, still inconclusive, new, passed, not re-tested
+  std::string decided_by;             // the run whose measurement stands
+  std::vector<std::string> criteria;  // of that outcome, from that run
+  std::string evidence;               // "[run] CRITERION at PLACE: reason"; for a cleared host, the re-test's passes
+  std::vector<std::string> actions;
+  std::vector<CampaignStep> history;  // oldest run first
+};
+
+struct Campaign {
+  struct Run {
+    std::string id, dir;
+  };
+  std::vector<Run> runs;              // oldest first; the last is this re-test
+  std::vector<std::string> retested;  // the previous suspects this run measured
+  std::vector<std::string> partners;  // the hosts this run measured that had passed before
+  std::vector<CampaignHost> hosts;    // every host any run judged, natural order
+  std::string overall;                // FAIL (a node fault), INCONCLUSIVE, TOOL ERROR or PASS, over the hosts
+};
+
+// previous_dir's bad-hosts.txt (and its campaign.json when it has one) merged with `now`, the
+// re-test judged in now_dir. Throws std::runtime_error when previous_dir cannot be read.
+Campaign merge_campaign(const std::string& previous_dir, const Report& now, const std::string& now_dir);
+nlohmann::json campaign_to_json(const Campaign&);
+std::string campaign_to_markdown(const Campaign&);
+// The campaign's hosts that are still bad, as bad-hosts.txt says them.
+BadHosts campaign_bad_hosts(const Campaign&);
+
+}  // namespace ga
