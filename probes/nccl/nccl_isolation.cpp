@@ -274,8 +274,9 @@ std::string run_isolation(ProbeContext& ctx, Comm& comm, SampleSink& out, const 
   for (const auto& f : v.findings)
     (f.status == Status::blamed ? blamed : f.status == Status::cleared ? cleared : open).push_back(f.place);
   if (!v.findings.empty())
-    o << " (blamed after re-tests: " << list_text(blamed) << "; cleared: " << list_text(cleared)
-      << "; not settled: " << list_text(open) << ")";
+    o << " (the planner's view at " << cfg.ratio << "x, the verdicts are the judge's nccl.rail.busbw and "
+      << "nccl.link.busbw: slow again when re-tested: " << list_text(blamed) << "; cleared: " << list_text(cleared)
+      << "; not re-tested: " << list_text(open) << ")";
   if (!note.empty()) o << "; " << note;
   return o.str();
 }
