@@ -15,6 +15,7 @@
 
 #include "app/commands.hpp"
 #include "base/file_io.hpp"
+#include "base/redact.hpp"
 #include "launchers/launch.hpp"
 #include "launchers/slurm_admin.hpp"
 
@@ -103,11 +104,12 @@ int launch_command(const LaunchOptions& o) {
   try {
     const launch::Request r = launch_request(o);
     const auto argv = o.slurm ? launch::srun_argv(r) : launch::mpirun_argv(r);
+    // Printed without a secret (base/redact.hpp); the variables go by name (-x NAME) anyway.
     if (o.dry_run) {
-      std::cout << launch::shell_line(argv) << "\n";
+      std::cout << launch::shell_line(base::redact_argv(argv)) << "\n";
       return kExitPass;
     }
-    std::cerr << "[gpuaccept] " << launch::shell_line(argv) << "\n";
+    std::cerr << "[gpuaccept] " << launch::shell_line(base::redact_argv(argv)) << "\n";
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

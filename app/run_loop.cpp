@@ -7,6 +7,7 @@
 
 #include "app/host_identity.hpp"
 #include "app/run_support.hpp"
+#include "base/redact.hpp"
 #include "probes/devices/numa_binding.hpp"
 #include "probes/vendor/versions.hpp"
 #include "slurm/slurm_env.hpp"
@@ -92,7 +93,8 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
       journal->append({{"type", "run_start"},
                        {"schema_version", kJournalSchemaVersion},
                        {"started", iso_now()},
-                       {"argv", o.argv},
+                       // Recorded for the report, never with a secret (base/redact.hpp).
+                       {"argv", base::redact_argv(o.argv)},
                        {"ranks", ranks},
                        {"hosts", layout.hosts},
                        {"versions", versions},

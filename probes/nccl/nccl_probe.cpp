@@ -36,6 +36,7 @@
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
 #include "base/quantity.hpp"
+#include "base/redact.hpp"
 #include "base/units.hpp"
 
 extern char** environ;
@@ -131,11 +132,10 @@ const char* scope_name(Scope s) {
   return s == Scope::intra_host ? "intra-host" : s == Scope::inter_host ? "inter-host" : "cluster";
 }
 
-// NCCL_* variables only: values recorded, everything else of the environment left alone.
+// NCCL_* variables only, and none whose name looks secret (base/redact.hpp): values recorded,
+// everything else of the environment left alone.
 std::vector<std::string> nccl_environment() {
-  std::vector<std::string> v;
-  for (char** e = environ; e && *e; ++e)
-    if (std::string(*e).rfind("NCCL_", 0) == 0) v.emplace_back(*e);
+  auto v = base::allowed_environment(environ, {"NCCL_"});
   std::sort(v.begin(), v.end());
   return v;
 }

@@ -20,6 +20,10 @@ ga_integration_test(spine.launch spine_launch.sh TIMEOUT 120)
 # the fake GPUs, the campaign merged at each step until nothing is left.
 ga_integration_test(spine.rerun spine_rerun.sh TIMEOUT 300 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas>)
+# No secret in any file of a run directory (issue 14 item 7): secret-looking variables exported
+# into a real mpirun run, searched for in every file it wrote.
+ga_integration_test(spine.secrets spine_secrets.sh TIMEOUT 120
+  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
 # gpuaccept health (issue 13 item 6): one process on the fake GPUs, its exit codes, the files it
 # does not write, --drain, its own deadline and the Slurm wrapper.
 ga_integration_test(spine.health spine_health.sh TIMEOUT 120
