@@ -14,8 +14,8 @@ namespace ga::app {
 
 namespace {
 
-constexpr std::array<const char*, 9> kCommands = {"run",    "health",  "judge",     "topo", "list",
-                                                  "launch", "drain", "undrain", "rerun-plan"};
+constexpr std::array<const char*, 12> kCommands = {"run",    "health", "judge",   "verify",    "keygen", "sign",
+                                                   "topo",   "list",   "launch",  "drain",     "undrain", "rerun-plan"};
 
 bool is_command(const std::string& word) {
   return std::any_of(kCommands.begin(), kCommands.end(), [&](const char* c) { return word == c; });
@@ -131,6 +131,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                   "Re-test DIR's node-fault and inconclusive hosts (launch on rerun-plan's hosts): its suite unless --suite "
                   "says otherwise; the report merges both runs (campaign.md, campaign.json, bad-hosts.txt)")
       ->type_name("DIR");
+  run->add_option("--sign", cl.run.sign, "Sign the report at the end of the run (signature.dsse.json; gpuaccept keygen)")
+      ->type_name("PREFIX.key");
   bool no_numa_bind = false;
   run->add_flag("--no-numa-bind", no_numa_bind,
                 "Leave each rank's CPU binding as the launcher made it (default: bound to its GPU's NUMA node after "
@@ -179,9 +181,25 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
 
   CLI::App* judge = app.add_subcommand("judge", "Re-judge a run directory from its journal; no MPI, no GPU");
   judge->add_option("DIR", cl.judge.dir, "The run directory (gpuaccept run --out DIR)")->type_name("")->required();
-  judge->add_option("--criteria", cl.judge.criteria, "Judge by these criteria (default: those the run recorded)")
+  judge->add_option("--criteria", cl.judge.criteria, "Judge by these criteria (default: those the run recorded; needs --out)")
       ->type_name("FILE");
+  judge->add_option("--out", cl.judge.out, "Write the reports here, not into DIR (the journal stays in DIR)")
+      ->type_name("NEW");
   judge->footer(kExitCodes);
+
+  CLI::App* verify = app.add_subcommand(
+      "verify", "Check a run directory: its manifest, its report files recomputed from its samples, its signature");
+  verify->add_option("DIR", cl.verify.dir, "The run directory")->type_name("")->required();
+  verify->add_option("--criteria", cl.verify.criteria, "Judge the samples again against this contract")->type_name("CONTRACT");
+  verify->add_option("--pubkey", cl.verify.pubkey, "Check signature.dsse.json against this public key (gpuaccept keygen)")
+      ->type_name("FILE");
+  verify->footer("exit codes: 0 the directory is what its run wrote and passes, 1 it fails (the contract or the\n"
+                 "            recorded criteria), 2 tampered, unreadable or the signature invalid (each file named)");
+  CLI::App* keygen = app.add_subcommand("keygen", "Write an Ed25519 key pair for signing reports (PEM, as openssl reads it)");
+  keygen->add_option("--out", cl.keygen.out, "PREFIX: writes PREFIX.key (mode 0600) and PREFIX.pub")->type_name("PREFIX")->required();
+  CLI::App* sign = app.add_subcommand("sign", "Sign a run directory's manifest (signature.dsse.json, DSSE around in-toto)");
+  sign->add_option("DIR", cl.sign.dir, "The run directory")->type_name("")->required();
+  sign->add_option("--key", cl.sign.key, "The private key (gpuaccept keygen)")->type_name("PREFIX.key")->required();
 
   CLI::App* topo = app.add_subcommand(
       "topo", "This host's topology, or a recorded one (hwloc XML, NCCL topology XML, nvidia-smi topo -m)");
@@ -263,7 +281,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
 
   // Unknown options and extra arguments stay in the subcommand's remaining(), so the message
   // can say which command did not take them.
-  for (CLI::App* s : {run, health, judge, topo, list, launch, drain, undrain, rerun}) s->allow_extras();
+  for (CLI::App* s : {run, health, judge, verify, keygen, sign, topo, list, launch, drain, undrain, rerun}) s->allow_extras();
   CLI::App* sub = command.empty() ? nullptr : app.get_subcommand(command);
 
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
@@ -277,7 +295,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     cl.action = CommandLine::Action::version;
     return cl;
   } catch (const CLI::RequiredError& e) {
-    if (sub == judge) return usage_error(command, "judge needs the run directory: gpuaccept judge DIR [--criteria FILE]");
+    if (sub == judge) return usage_error(command, "judge needs the run directory: gpuaccept judge DIR [--criteria FILE --out NEW]");
+    if (sub == verify) return usage_error(command, "verify needs the run directory: gpuaccept verify DIR [--pubkey FILE]");
+    if (sub == keygen) return usage_error(command, "keygen needs --out PREFIX");
+    if (sub == sign) return usage_error(command, "sign needs the run directory and a key: gpuaccept sign DIR --key PREFIX.key");
     if (sub == drain) return usage_error(command, "drain needs the run directory: gpuaccept drain DIR [--apply]");
     if (sub == undrain) return usage_error(command, "undrain needs the run directory: gpuaccept undrain DIR [--apply]");
     if (sub == rerun) return usage_error(command, "rerun-plan needs the run directory: gpuaccept rerun-plan DIR");
@@ -301,6 +322,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   if (sub == run) cl.action = CommandLine::Action::run;
   else if (sub == health) cl.action = CommandLine::Action::health;
   else if (sub == judge) cl.action = CommandLine::Action::judge;
+  else if (sub == verify) cl.action = CommandLine::Action::verify;
+  else if (sub == keygen) cl.action = CommandLine::Action::keygen;
+  else if (sub == sign) cl.action = CommandLine::Action::sign;
   else if (sub == topo) cl.action = CommandLine::Action::topo;
   else if (sub == launch) cl.action = CommandLine::Action::launch;
   else if (sub == drain) cl.action = CommandLine::Action::drain;

@@ -9,11 +9,14 @@
 namespace ga::app {
 
 struct CommandLine {
-  enum class Action { run, health, judge, topo, list, launch, drain, undrain, rerun_plan, help, version, usage_error };
+  enum class Action { run, health, judge, verify, keygen, sign, topo, list, launch, drain, undrain, rerun_plan, help, version, usage_error };
   Action action = Action::run;
   RunOptions run;       // run.argv: argv as given, for the report
   HealthOptions health;
   JudgeOptions judge;
+  VerifyOptions verify;
+  KeygenOptions keygen;
+  SignOptions sign;
   TopoOptions topo;
   ListOptions list;
   LaunchOptions launch;

@@ -26,6 +26,7 @@ struct RunOptions {
   bool numa_bind = true;
   // `--rerun DIR`: this run re-tests DIR's suspects; its report merges both (reports/campaign.hpp).
   std::string rerun;
+  std::string sign;                     // --sign PREFIX.key: signature.dsse.json at the end (reports/attest.hpp)
   // For `gpuaccept health`, which runs the same loop and speaks for itself: no progress lines,
   // and the journal is left unjudged (the loop then returns kExitPass once it is complete).
   bool quiet = false;
@@ -48,6 +49,20 @@ struct HealthOptions {
 struct JudgeOptions {
   std::string dir;
   std::string criteria;                 // "" = the criteria the run recorded
+  std::string out;                      // "" = DIR; another criteria set must write elsewhere
+};
+
+// gpuaccept verify DIR: the manifest, the report files recomputed from the samples, the signature.
+struct VerifyOptions {
+  std::string dir;
+  std::string criteria;                 // a buyer's contract: judged again against it
+  std::string pubkey;                   // check signature.dsse.json against this key
+};
+struct KeygenOptions {
+  std::string out;                      // PREFIX: PREFIX.key and PREFIX.pub
+};
+struct SignOptions {
+  std::string dir, key;
 };
 
 struct TopoOptions {
@@ -107,6 +122,13 @@ int launch_command(const LaunchOptions&);
 int drain_command(const DrainOptions&);
 int undrain_command(const UndrainOptions&);
 int judge_command(const JudgeOptions&);
+// 0 the directory is what its run wrote and passes, 1 it fails (the contract, or the recorded
+// criteria), 2 tampered, unreadable or the signature invalid (each file named).
+int verify_command(const VerifyOptions&);
+int keygen_command(const KeygenOptions&);
+int sign_command(const SignOptions&);
+// signature.dsse.json over DIR's manifest (which DIR must still match); throws saying why not.
+void sign_directory(const std::string& dir, const std::string& key_path);
 int topo_command(const TopoOptions&);
 int list_command(const ListOptions&);
 // The tables `list --metrics` and `list --params` print; docs/criteria.md and docs/design.md
@@ -128,7 +150,9 @@ struct JudgeResult {
   std::vector<Verdict> findings;
 };
 // write_reports false: judged only (gpuaccept health without --out); bad_hosts_line is then "".
-JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file, bool write_reports = true);
+// out_dir: where the reports go ("" = dir).
+JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file, bool write_reports = true,
+                            const std::string& out_dir = "");
 // The launch description `gpuaccept launch` builds from its options (tests check its argv).
 launch::Request launch_request(const LaunchOptions&);
 // Every metric the built-in probes declare (what the judge and the criteria check use).

@@ -16,7 +16,8 @@ MetricCatalogue builtin_catalogue() {
   return catalogue_of(reg);
 }
 
-JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file, bool write_reports) {
+JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file, bool write_reports,
+                            const std::string& out_dir) {
   auto journal = read_journal((std::filesystem::path(dir) / "samples.jsonl").string());
   const MetricCatalogue catalogue = builtin_catalogue();
   CriteriaSet criteria;
@@ -34,7 +35,7 @@ JudgeResult judge_directory(const std::string& dir, const std::string& criteria_
   BadHosts bad;
   if (write_reports) {
     const auto report = build_report(journal, judgement);
-    write_report_files(report, dir);
+    write_report_files(report, out_dir.empty() ? dir : out_dir);
     bad = bad_hosts(report);
   }
   JudgeResult r;
@@ -54,18 +55,31 @@ JudgeResult judge_directory(const std::string& dir, const std::string& criteria_
     r.bad_hosts_line = std::to_string(bad.hosts.size()) + " of " + std::to_string(bad.judged.size()) +
                        " host(s) did not pass (" + std::to_string(faults) + " node fault, " + std::to_string(tools) +
                        " tool error, " + std::to_string(unsure) + " inconclusive): " +
-                       (std::filesystem::path(dir) / "bad-hosts.txt").string() +
+                       (std::filesystem::path(out_dir.empty() ? dir : out_dir) / "bad-hosts.txt").string() +
                        (faults ? "; `gpuaccept drain " + dir + "` prints the drain lines" : "");
   }
   return r;
 }
 
 int judge_command(const JudgeOptions& o) {
+  // Other criteria make another report: it goes elsewhere, so DIR keeps the reports its run
+  // wrote and a signature over them stays true (with the recorded criteria the rewrite is
+  // byte-identical).
+  if (!o.criteria.empty() && o.out.empty()) {
+    std::cerr << "gpuaccept: judge " << o.dir << " --criteria " << o.criteria
+              << " writes another report: give --out NEW (DIR keeps the reports its run wrote)\n";
+    return kExitUsage;
+  }
+  if (!o.out.empty() && std::filesystem::exists(std::filesystem::path(o.out) / "samples.jsonl")) {
+    std::cerr << "gpuaccept: --out " << o.out << " holds a run (samples.jsonl): choose another directory\n";
+    return kExitUsage;
+  }
   try {
-    auto r = judge_directory(o.dir, o.criteria);
+    const std::string where = o.out.empty() ? o.dir : o.out;
+    auto r = judge_directory(o.dir, o.criteria, true, o.out);
     std::cout << "gpuaccept: " << r.summary_line << "\n";
     if (!r.bad_hosts_line.empty()) std::cout << "gpuaccept: " << r.bad_hosts_line << "\n";
-    std::cout << "gpuaccept: report " << (std::filesystem::path(o.dir) / "report.md").string() << "\n";
+    std::cout << "gpuaccept: report " << (std::filesystem::path(where) / "report.md").string() << "\n";
     return r.exit_code;
   } catch (const std::exception& e) {
     std::cerr << "gpuaccept: " << e.what() << "\n";

@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
     case CommandLine::Action::run: return run_command(cl.run, &argc, &argv);  // argc, argv: for MPI_Init
     case CommandLine::Action::health: return health_command(cl.health);
     case CommandLine::Action::judge: return judge_command(cl.judge);
+    case CommandLine::Action::verify: return verify_command(cl.verify);
+    case CommandLine::Action::keygen: return keygen_command(cl.keygen);
+    case CommandLine::Action::sign: return sign_command(cl.sign);
     case CommandLine::Action::topo: return topo_command(cl.topo);
     case CommandLine::Action::list: return list_command(cl.list);
     case CommandLine::Action::launch: return launch_command(cl.launch);

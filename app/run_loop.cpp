@@ -248,6 +248,16 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
         try {
           auto r = judge_directory(dir, "");
           code = std::to_string(r.exit_code);
+          if (!o.sign.empty()) {
+            // A signature that cannot be made is gpuaccept's failure, never the cluster's.
+            try {
+              sign_directory(dir, o.sign);
+              std::printf("gpuaccept: signed %s\n", (fs::path(dir) / "signature.dsse.json").c_str());
+            } catch (const std::exception& e) {
+              std::fprintf(stderr, "gpuaccept: signing failed: %s\n", e.what());
+              code = std::to_string(kExitToolError);
+            }
+          }
           std::printf("gpuaccept: %s\n", r.summary_line.c_str());
           if (!r.bad_hosts_line.empty()) std::printf("gpuaccept: %s\n", r.bad_hosts_line.c_str());
           std::printf("gpuaccept: report %s\n", (fs::path(dir) / "report.md").c_str());

@@ -1,6 +1,7 @@
 // The report model and its writers. build_report assembles; writers only format.
 #pragma once
 #include <iosfwd>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -63,8 +64,18 @@ void write_report_prom(const Report&, std::ostream&);
 
 // Values print through base::format_quantity (base/quantity.hpp), as the judge's reasons do.
 
-// Writes report.json, report.md, report.html, report.junit.xml, bad-hosts.txt (reports/bad_hosts.hpp) and report.prom into dir (each atomically:
-// temp file + fsync + rename + fsync of the directory, base/file_io.hpp).
+// One file of a report directory and how to write it.
+struct ReportFile {
+  std::string name;                                  // relative to the directory
+  std::function<void(std::ostream&)> write;
+};
+// The report files of `r` for directory `dir`: report.json, report.md, report.html,
+// report.junit.xml, report.prom, bad-hosts.txt (reports/bad_hosts.hpp), and for a re-test
+// campaign.json and campaign.md (reports/campaign.hpp). The writer and `gpuaccept verify` both
+// use this list.
+std::vector<ReportFile> report_files(const Report& r, const std::string& dir);
+// Writes report_files(r, dir) into dir (each atomically: temp file + fsync + rename + fsync of
+// the directory, base/file_io.hpp), then manifest.json over every file of dir (reports/attest.hpp).
 void write_report_files(const Report&, const std::string& dir);
 
 }  // namespace ga

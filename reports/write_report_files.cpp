@@ -1,70 +1,87 @@
-// Writes report.json, report.md, report.html, report.junit.xml, bad-hosts.txt and report.prom so that a reader (or a
-// crash) never sees half a file: each is written through base::write_file_atomic (a temp file
-// in the same directory, fsync'd, renamed over the final name, the directory fsync'd so the
-// rename itself survives a power loss). A failure leaves the old file and no temp file.
-#include <filesystem>
-#include <ostream>
+// The files of a report directory, written so that a reader (or a crash) never sees half a
+// file: each through base::write_file_atomic (a temp file in the same directory, fsync'd,
+// renamed over the final name, the directory fsync'd so the rename itself survives a power
+// loss). A failure leaves the old file and no temp file. One list of them (report_files) serves
+// the writer and `gpuaccept verify`, which renders the same list into digests and compares.
 #include <exception>
+#include <filesystem>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <thread>
 
 #include "base/file_io.hpp"
+#include "reports/attest.hpp"
 #include "reports/bad_hosts.hpp"
 #include "reports/campaign.hpp"
 #include "reports/report.hpp"
 
 namespace ga {
 
-void write_report_files(const Report& r, const std::string& dir) {
-  std::filesystem::create_directories(dir);
+std::vector<ReportFile> report_files(const Report& r, const std::string& dir) {
+  std::vector<ReportFile> files;
   // Streamed: the JSON and JUnit text of a large run (1.4 GiB and 350 MiB at 4096 hosts) are
   // never held whole in memory. report.md and report.html fold pairs and hosts and stay small.
+  files.push_back({"report.json", [&r](std::ostream& out) { write_report_json(r, out); }});
+  files.push_back({"report.md", [&r](std::ostream& out) { out << report_to_markdown(r); }});
+  files.push_back({"report.html", [&r](std::ostream& out) { out << report_to_html(r); }});
+  files.push_back({"report.junit.xml", [&r](std::ostream& out) { write_report_junit(r, out); }});
+  files.push_back({"report.prom", [&r](std::ostream& out) { write_report_prom(r, out); }});
+  // A re-test writes the campaign, and the campaign's bad hosts are what drain, undrain and the
+  // next rerun-plan act on (reports/campaign.hpp). A previous run that cannot be read leaves
+  // this run's own bad hosts and says why in campaign.md.
+  std::optional<Campaign> campaign;
+  std::string campaign_error;
+  if (r.run.contains("rerun_of") && r.run["rerun_of"].is_string()) {
+    try {
+      campaign = merge_campaign(r.run["rerun_of"].get<std::string>(), r, dir);
+    } catch (const std::exception& e) {
+      campaign_error = e.what();
+    }
+  }
+  if (campaign) {
+    auto c = std::make_shared<Campaign>(std::move(*campaign));
+    files.push_back({"bad-hosts.txt", [c](std::ostream& out) { out << bad_hosts_text(campaign_bad_hosts(*c)); }});
+    files.push_back({"campaign.json", [c](std::ostream& out) { out << campaign_to_json(*c).dump(2) << "\n"; }});
+    files.push_back({"campaign.md", [c](std::ostream& out) { out << campaign_to_markdown(*c); }});
+  } else {
+    files.push_back({"bad-hosts.txt", [&r](std::ostream& out) { out << bad_hosts_text(bad_hosts(r)); }});
+    if (!campaign_error.empty())
+      files.push_back({"campaign.md", [campaign_error](std::ostream& out) {
+                         out << "# gpuaccept re-test campaign: not merged\n\n" << campaign_error
+                             << "\n\nbad-hosts.txt holds this run's own hosts only.\n";
+                       }});
+  }
+  return files;
+}
+
+void write_report_files(const Report& r, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  const auto files = report_files(r, dir);
   // report.json, the largest, is written by a thread of its own while this one writes the
-  // other three: the writers only read the report (nothing in reports/ keeps state), and at
-  // 4096 hosts writing them one after the other was a quarter of `gpuaccept judge`.
+  // others: the writers only read the report (nothing in reports/ keeps state), and at 4096
+  // hosts writing them one after the other was a quarter of `gpuaccept judge`.
   std::exception_ptr json_failed;
   std::thread json([&] {
     try {
-      base::write_file_atomic(dir + "/report.json", [&](std::ostream& out) { write_report_json(r, out); });
+      base::write_file_atomic(dir + "/" + files.front().name, files.front().write);
     } catch (...) {
       json_failed = std::current_exception();
     }
   });
   std::exception_ptr others_failed;
   try {
-    base::write_file_atomic(dir + "/report.md", report_to_markdown(r));
-    base::write_file_atomic(dir + "/report.html", report_to_html(r));
-    base::write_file_atomic(dir + "/report.junit.xml", [&](std::ostream& out) { write_report_junit(r, out); });
-    // A re-test writes the campaign, and the campaign's bad hosts are what drain, undrain and
-    // the next rerun-plan act on (reports/campaign.hpp). A previous run that cannot be read
-    // leaves this run's own bad hosts and says why in campaign.md.
-    std::optional<Campaign> campaign;
-    std::string campaign_error;
-    if (r.run.contains("rerun_of") && r.run["rerun_of"].is_string()) {
-      try {
-        campaign = merge_campaign(r.run["rerun_of"].get<std::string>(), r, dir);
-      } catch (const std::exception& e) {
-        campaign_error = e.what();
-      }
-    }
-    if (campaign) {
-      base::write_file_atomic(dir + "/campaign.json", campaign_to_json(*campaign).dump(2) + "\n");
-      base::write_file_atomic(dir + "/campaign.md", campaign_to_markdown(*campaign));
-      base::write_file_atomic(dir + "/bad-hosts.txt", bad_hosts_text(campaign_bad_hosts(*campaign)));
-    } else {
-      if (!campaign_error.empty())
-        base::write_file_atomic(dir + "/campaign.md", "# gpuaccept re-test campaign: not merged\n\n" + campaign_error +
-                                                          "\n\nbad-hosts.txt holds this run's own hosts only.\n");
-      base::write_file_atomic(dir + "/bad-hosts.txt", bad_hosts_text(bad_hosts(r)));
-    }
-    base::write_file_atomic(dir + "/report.prom", [&](std::ostream& out) { write_report_prom(r, out); });
+    for (std::size_t i = 1; i < files.size(); ++i) base::write_file_atomic(dir + "/" + files[i].name, files[i].write);
   } catch (...) {
     others_failed = std::current_exception();
   }
   json.join();
   if (json_failed) std::rethrow_exception(json_failed);
   if (others_failed) std::rethrow_exception(others_failed);
+  // Last, over everything now in the directory (the journal, these files, NCCL's logs).
+  if (r.journal && r.judgement)
+    base::write_file_atomic(dir + "/" + attest::kManifest,
+                            attest::manifest_to_json(attest::make_manifest(dir, r)).dump(2) + "\n");
 }
 
 }  // namespace ga

@@ -7,7 +7,7 @@ pkgs=(
   openmpi-bin libopenmpi-dev
   libhwloc-dev hwloc
   libibverbs-dev ibverbs-utils rdma-core
-  nlohmann-json3-dev libyaml-cpp-dev libpugixml-dev libcli11-dev
+  nlohmann-json3-dev libyaml-cpp-dev libpugixml-dev libcli11-dev libsodium-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   faketime iproute2 iptables libnetfilter-queue-dev
   procps util-linux ccache bc jq python3

@@ -69,6 +69,9 @@ class InventoryProbe final : public Probe {
         {"inventory.boot_id", unit::text, Better::none,
          "the running kernel's boot id (/proc/sys/kernel/random/boot_id): hosts sharing one are not compared "
          "with each other against a cluster median"},
+        {"inventory.system_serial", unit::text, Better::none,
+         "the chassis serial number (/sys/class/dmi/id/product_serial, root only): accepted hardware in a signed manifest"},
+        {"inventory.system_product", unit::text, Better::none, "the chassis product name (/sys/class/dmi/id/product_name)"},
         {"inventory.version.*", unit::text, Better::none,
          "version of one part of the stack as found at run time, \"none\" when absent; suffix: mpi, hwloc, "
          "cuda_driver, cuda_runtime, nccl, libibverbs"},
@@ -90,6 +93,9 @@ class InventoryProbe final : public Probe {
     // Always the live kernel's, never a recorded tree's: it says which hosts this run's
     // processes really share a machine with.
     if (auto id = sysfs::read_line("/proc/sys/kernel/random/boot_id")) out.text(host, "inventory.boot_id", *id);
+    // The chassis, as a signed report's manifest names the accepted hardware (root can read it).
+    for (const auto& [file, metric] : {std::pair{"product_serial", "inventory.system_serial"}, std::pair{"product_name", "inventory.system_product"}})
+      if (auto v = sysfs::read_line(std::string("/sys/class/dmi/id/") + file); v && !v->empty()) out.text(host, metric, *v);
     const auto v = discover_versions();
     for (const auto& [key, ver] : v.version) out.text(host, "inventory.version." + key, ver);
     return Outcome::ok();

@@ -129,6 +129,7 @@ std::vector<PortInfo> read_ports(const std::string& root_s) {
     PortInfo base;
     base.device = name;
     base.fw_ver = read_line(d / "fw_ver").value_or("");
+    base.node_guid = read_line(d / "node_guid").value_or("");
     base.is_vf = fs::exists(fs::symlink_status(dev / "physfn", ec));
     ec.clear();
     if (auto n = read_int(dev / "numa_node"); n && *n >= 0) base.numa_node = static_cast<int>(*n);

@@ -23,6 +23,7 @@ struct PortInfo {
   std::optional<int> roce_v2_gid_index;  // first GID of type "RoCE v2" that is not all zeros
   bool is_vf = false;                 // device/physfn exists: an SR-IOV virtual function
   std::string fw_ver;
+  std::string node_guid;              // the device's node GUID (sysfs node_guid), "" when not there
   std::optional<int> numa_node;       // device/numa_node; -1 in sysfs means unknown -> nullopt
   std::string pci_bus_id;             // device link target, when it is a PCI address
 

@@ -79,6 +79,8 @@ class RdmaProbe final : public Probe {
         {"rdma.roce_v2_gid", unit::boolean, Better::higher, "an Ethernet port has a RoCE v2 GID"},
         {"rdma.roce_v2_gid_index", unit::count, Better::none, "the GID index of the port's RoCE v2 GID"},
         {"rdma.fw", unit::text, Better::none, "the device's firmware version"},
+        {"rdma.node_guid", unit::text, Better::none,
+         "the device's node GUID: with the firmware, what a signed report's manifest names as accepted hardware"},
         {"rdma.numa_node", unit::count, Better::none, "the device's NUMA node"},
         // Error counters: read at the run's start and end (read_run_bound); the judge derives
         // the rise and rates (suites/rdma_rates.hpp), declared here as the samples' owner.
@@ -273,6 +275,7 @@ class RdmaProbe final : public Probe {
         if (p.roce_v2_gid_index) out.value(where, "rdma.roce_v2_gid_index", *p.roce_v2_gid_index, unit::count);
       }
       if (!p.fw_ver.empty()) out.text(where, "rdma.fw", p.fw_ver);
+      if (!p.node_guid.empty()) out.text(where, "rdma.node_guid", p.node_guid);
       if (p.numa_node) out.value(where, "rdma.numa_node", *p.numa_node, unit::count);
     }
   }

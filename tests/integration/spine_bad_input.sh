@@ -63,7 +63,7 @@ check "criteria on an undeclared metric: exit 2" [ $? -eq 2 ]
 check "the message names line 7, the metric and the nearest declared one" \
   grep -q "undeclared.yaml:7: criterion b: metric hostmem.triad_bww is declared by no probe; did you mean hostmem.triad_bw" "$GA_TMP/o"
 ga_mpirun 2 run --suite quick --out "$GA_TMP/r4" >/dev/null 2>&1
-"$GA_BIN" judge "$GA_TMP/r4" --criteria "$GA_TMP/undeclared.yaml" >"$GA_TMP/o" 2>&1
+"$GA_BIN" judge "$GA_TMP/r4" --criteria "$GA_TMP/undeclared.yaml" --out "$GA_TMP/r4j" >"$GA_TMP/o" 2>&1
 check "judge --criteria on an undeclared metric: exit 2 naming line 7" \
   bash -c '[ $0 -eq 2 ] && grep -q "undeclared.yaml:7:" "$1"' $? "$GA_TMP/o"
 finish

@@ -26,7 +26,9 @@ criteria:
     compare: ">="
     value: 1.0e15
 YAML
-"$GA_BIN" judge "$out" --criteria "$GA_TMP/strict.yaml" >/dev/null 2>&1
+# Other criteria make another report, written elsewhere (the run directory keeps its own).
+run_dir=$out out=$GA_TMP/strict
+"$GA_BIN" judge "$run_dir" --criteria "$GA_TMP/strict.yaml" --out "$out" >/dev/null 2>&1
 check "strict judge: this host is a node fault on the contract" \
   grep -qP "^$me\tnode fault\tcontract.hostmem.floor\tcontract.hostmem.floor at $me/numa:" "$out/bad-hosts.txt"
 
@@ -95,7 +97,8 @@ criteria:
     compare: ">="
     value: 0
 YAML
-"$GA_BIN" judge "$out" --criteria "$GA_TMP/lenient.yaml" >/dev/null 2>&1
+out=$GA_TMP/lenient
+"$GA_BIN" judge "$run_dir" --criteria "$GA_TMP/lenient.yaml" --out "$out" >/dev/null 2>&1
 check "lenient judge: no bad host" [ "$(grep -vc '^#' "$out/bad-hosts.txt")" = 0 ]
 printf '%s|drained|gpuaccept: contract.hostmem.floor (t)\nother|drained|gpuaccept: x (t)\n' "$me" >"$GA_TMP/sinfo.out"
 : >"$GA_TMP/scontrol.log"

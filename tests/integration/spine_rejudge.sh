@@ -23,7 +23,7 @@ criteria:
     compare: ">="
     value: 1.0e15
 YAML
-"$GA_BIN" judge "$out" --criteria "$GA_TMP/strict.yaml" >/dev/null 2>&1
-check "re-judged with a stricter contract: exit 1" [ $? -eq 1 ]
-check "the failing verdict names NUMA 0 of this host" [ "$(jqr "$out/report.json" '[.verdicts[] | select(.status=="fail") | .place] | join(",")')" = "$(hostname -s)/numa:0" ]
+"$GA_BIN" judge "$out" --criteria "$GA_TMP/strict.yaml" --out "$GA_TMP/strict" >/dev/null 2>&1
+check "re-judged with a stricter contract (into --out): exit 1" [ $? -eq 1 ]
+check "the failing verdict names NUMA 0 of this host" [ "$(jqr "$GA_TMP/strict/report.json" '[.verdicts[] | select(.status=="fail") | .place] | join(",")')" = "$(hostname -s)/numa:0" ]
 finish

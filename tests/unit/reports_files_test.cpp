@@ -15,7 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kAllFiles = {"bad-hosts.txt", "report.html", "report.json", "report.junit.xml", "report.md", "report.prom"};
+const std::vector<std::string> kAllFiles = {"bad-hosts.txt", "manifest.json", "report.html", "report.json",
+                                            "report.junit.xml", "report.md", "report.prom"};
 
 std::vector<std::string> entries(const fs::path& dir) {
   std::vector<std::string> names;

@@ -1,0 +1,167 @@
+// gpuaccept verify, keygen and sign (issue 14 items 1 and 2): whether a run directory is what
+// its run wrote, judged again from its raw samples, and signed by whom. The digests, manifest,
+// keys and envelope are reports/attest.hpp's; this file only reads, compares and says.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "app/commands.hpp"
+#include "base/file_io.hpp"
+#include "reports/attest.hpp"
+#include "reports/report.hpp"
+#include "suites/criteria.hpp"
+#include "suites/judge.hpp"
+#include "topology/topology.hpp"
+
+namespace ga::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot be read");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": not JSON (" + std::string(e.what()) + ")");
+  }
+}
+
+nlohmann::json summary_json(const Summary& s) {
+  return {{"overall", s.overall}, {"pass", s.pass},           {"fail", s.fail},
+          {"missing", s.missing}, {"tool_error", s.tool_error}, {"inconclusive", s.inconclusive},
+          {"skipped", s.skipped}};
+}
+
+}  // namespace
+
+void sign_directory(const std::string& dir, const std::string& key_path) {
+  const std::string mpath = (fs::path(dir) / attest::kManifest).string();
+  if (!fs::exists(mpath)) throw std::runtime_error("no " + mpath + ": `gpuaccept judge " + dir + "` writes one");
+  const auto m = attest::manifest_from_json(read_json_file(mpath));
+  // Only what the manifest says is there may be signed: a directory changed since its
+  // manifest is refused rather than signed as it is now.
+  const auto bad = attest::check_manifest(dir, m, nullptr);
+  if (!bad.empty()) throw std::runtime_error(dir + " differs from its manifest (" + bad.front() + "): not signed");
+  const auto report = read_json_file((fs::path(dir) / "report.json").string());
+  const auto envelope = attest::sign_statement(attest::statement_of(m, report.value("summary", nlohmann::json::object())), key_path);
+  base::write_file_atomic((fs::path(dir) / attest::kSignature).string(), envelope.dump(2) + "\n");
+}
+
+int keygen_command(const KeygenOptions& o) {
+  try {
+    attest::keygen(o.out);
+    std::cout << "gpuaccept: " << o.out << ".key (keep it: mode 0600) and " << o.out << ".pub ("
+              << attest::key_fingerprint_of_pub(o.out + ".pub") << ")\n";
+    return kExitPass;
+  } catch (const std::exception& e) {
+    std::cerr << "gpuaccept: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+int sign_command(const SignOptions& o) {
+  try {
+    sign_directory(o.dir, o.key);
+    std::cout << "gpuaccept: signed " << (fs::path(o.dir) / attest::kSignature).string() << "\n";
+    return kExitPass;
+  } catch (const std::exception& e) {
+    std::cerr << "gpuaccept: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+int verify_command(const VerifyOptions& o) {
+  std::vector<std::string> tampered, notes;
+  try {
+    const std::string dir = o.dir;
+    const std::string mpath = (fs::path(dir) / attest::kManifest).string();
+    if (!fs::exists(mpath)) {
+      std::cerr << "gpuaccept verify: no " << mpath << ": nothing vouches for this directory (a run or `gpuaccept judge` "
+                << "writes one, and can only vouch for what it finds)\n";
+      return kExitUsage;
+    }
+    const auto m = attest::manifest_from_json(read_json_file(mpath));
+    std::vector<std::string> extra;
+    for (auto& b : attest::check_manifest(dir, m, &extra)) tampered.push_back(std::move(b));
+    for (const auto& e : extra) notes.push_back(e + " is not in the manifest (not covered)");
+
+    // The verdicts, again, from the raw samples: never from what report.json says.
+    auto journal = read_journal((fs::path(dir) / "samples.jsonl").string());
+    const MetricCatalogue catalogue = builtin_catalogue();
+    CriteriaSet criteria;
+    if (!o.criteria.empty()) {
+      criteria = load_criteria_file(o.criteria);
+      check_criteria_metrics(criteria, catalogue);
+    } else {
+      criteria = parse_criteria(journal.criteria_text.empty() ? builtin_criteria_text() : journal.criteria_text,
+                                journal.criteria_source.empty() ? "builtin" : journal.criteria_source);
+    }
+    if (attest::sha256_hex(journal.criteria_text) != m.criteria_sha256)
+      tampered.push_back("samples.jsonl: its criteria text differs from the manifest's criteria_sha256");
+    for (const auto& h : journal.topology.hosts) {
+      auto it = m.topology_sha256.find(h.hostname);
+      if (it == m.topology_sha256.end() || it->second != attest::sha256_hex(topo::to_json(h).dump()))
+        tampered.push_back("samples.jsonl: the topology of " + h.hostname + " differs from the manifest");
+    }
+    const auto judgement = judge_releasing_samples(journal, criteria, &catalogue);
+    const auto report = build_report(journal, judgement);
+    if (attest::make_manifest(dir, report).hardware != m.hardware)
+      tampered.push_back("manifest.json: the accepted hardware differs from what samples.jsonl measured");
+    if (o.criteria.empty()) {
+      // With the recorded criteria the report files are a function of the samples: each must be
+      // what they give, byte for byte (an edited verdict with a manifest edited to match is caught here).
+      for (const auto& f : report_files(report, dir)) {
+        const auto p = fs::path(dir) / f.name;
+        if (!fs::exists(p)) continue;  // absent: the manifest check named it if it was listed
+        if (attest::sha256_of(f.write) != attest::sha256_file(p.string()))
+          tampered.push_back(f.name + ": differs from what samples.jsonl gives (recomputed)");
+      }
+    } else {
+      notes.push_back("judged against " + o.criteria + ": the report files (judged against the recorded criteria) "
+                      "are checked by their digests only");
+    }
+
+    const std::string spath = (fs::path(dir) / attest::kSignature).string();
+    if (!o.pubkey.empty()) {
+      if (!fs::exists(spath)) {
+        tampered.push_back(std::string(attest::kSignature) + ": absent, and --pubkey asks for a signature");
+      } else {
+        const auto c = attest::check_signature(read_json_file(spath), o.pubkey);
+        if (!c.valid) {
+          tampered.push_back(std::string(attest::kSignature) + ": " + c.why);
+        } else {
+          std::cout << "gpuaccept verify: signed by " << c.fingerprint << "\n";
+          // The signed subjects are the files as they are now, and the signed hardware the manifest's.
+          std::map<std::string, std::string> signed_files;
+          for (const auto& s : c.statement.value("subject", nlohmann::json::array()))
+            signed_files[s.value("name", "")] = s.value("digest", nlohmann::json::object()).value("sha256", "");
+          if (signed_files != m.files) tampered.push_back(std::string(attest::kSignature) + ": its subjects are not the manifest's files");
+          if (c.statement.value("predicate", nlohmann::json::object()).value("hardware", nlohmann::json()) != m.hardware)
+            tampered.push_back(std::string(attest::kSignature) + ": its hardware is not the manifest's");
+        }
+      }
+    } else if (fs::exists(spath)) {
+      notes.push_back(std::string(attest::kSignature) + " present, not checked: give --pubkey FILE");
+    }
+
+    for (const auto& n : notes) std::cout << "gpuaccept verify: note: " << n << "\n";
+    if (!tampered.empty()) {
+      for (const auto& t : tampered) std::cout << "gpuaccept verify: TAMPERED: " << t << "\n";
+      std::cout << "gpuaccept verify: " << dir << " is not what its run wrote (" << tampered.size() << " finding(s))\n";
+      return kExitUsage;
+    }
+    const auto& s = judgement.summary;
+    std::cout << "gpuaccept verify: " << dir << " matches its manifest" << (o.criteria.empty() ? " and its samples" : "")
+              << "; judged again: " << s.overall << " (" << s.pass << " pass, " << s.fail << " fail, " << s.missing
+              << " missing, " << s.tool_error << " tool error, " << s.inconclusive << " inconclusive)\n";
+    return s.overall == "PASS" ? kExitPass : kExitNodeFault;
+  } catch (const std::exception& e) {
+    std::cout << "gpuaccept verify: TAMPERED or unreadable: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+}  // namespace ga::app

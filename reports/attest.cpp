@@ -1,0 +1,341 @@
+// Digests, the manifest and Ed25519 signatures of a run directory; see attest.hpp.
+#include "reports/attest.hpp"
+
+#include <fcntl.h>
+#include <sodium.h>
+
+#include <array>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <streambuf>
+#include <stdexcept>
+
+#include "base/file_io.hpp"
+#include "topology/place.hpp"
+#include "topology/topology.hpp"
+
+namespace ga::attest {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void need_sodium() {
+  // Idempotent and thread-safe; fails only when the system has no entropy source.
+  if (sodium_init() < 0) throw std::runtime_error("libsodium could not be initialised");
+}
+
+std::string hex(const unsigned char* p, std::size_t n) {
+  std::string out(n * 2 + 1, '\0');
+  sodium_bin2hex(out.data(), out.size(), p, n);
+  out.pop_back();
+  return out;
+}
+
+std::string b64(const std::string& bin) {
+  std::string out(sodium_base64_ENCODED_LEN(bin.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
+  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bin.data()), bin.size(),
+                    sodium_base64_VARIANT_ORIGINAL);
+  out.resize(std::strlen(out.c_str()));
+  return out;
+}
+
+std::string unb64(const std::string& text, const std::string& what) {
+  std::string out(text.size(), '\0');
+  std::size_t len = 0;
+  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), text.data(), text.size(), " \n\r\t",
+                        &len, nullptr, sodium_base64_VARIANT_ORIGINAL) != 0)
+    throw std::runtime_error(what + ": not base64");
+  out.resize(len);
+  return out;
+}
+
+// The DER prefixes openssl writes for Ed25519 (RFC 8410): PKCS#8 around the 32-byte seed,
+// SubjectPublicKeyInfo around the 32-byte public key.
+const std::string kPkcs8Prefix("\x30\x2e\x02\x01\x00\x30\x05\x06\x03\x2b\x65\x70\x04\x22\x04\x20", 16);
+const std::string kSpkiPrefix("\x30\x2a\x30\x05\x06\x03\x2b\x65\x70\x03\x21\x00", 12);
+
+std::string pem(const std::string& label, const std::string& der) {
+  const std::string body = b64(der);
+  std::string out = "-----BEGIN " + label + "-----\n";
+  for (std::size_t i = 0; i < body.size(); i += 64) out += body.substr(i, 64) + "\n";
+  return out + "-----END " + label + "-----\n";
+}
+
+// The 32 bytes after `prefix` in the PEM file `path` with `label`.
+std::string read_pem_key(const std::string& path, const std::string& label, const std::string& prefix) {
+  const auto raw = base::read_whole_file(path);
+  const std::string text(raw.begin(), raw.end());
+  const std::string begin = "-----BEGIN " + label + "-----", end = "-----END " + label + "-----";
+  const auto b = text.find(begin), e = text.find(end);
+  if (b == std::string::npos || e == std::string::npos || e < b)
+    throw std::runtime_error(path + ": not a PEM " + label + " (gpuaccept keygen writes one)");
+  const std::string der = unb64(text.substr(b + begin.size(), e - b - begin.size()), path);
+  if (der.size() != prefix.size() + 32 || der.compare(0, prefix.size(), prefix) != 0)
+    throw std::runtime_error(path + ": not an Ed25519 " + label);
+  return der.substr(prefix.size());
+}
+
+std::string fingerprint_of(const std::string& pk) {
+  unsigned char h[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(pk.data()), pk.size());
+  return "SHA256:" + hex(h, sizeof h).substr(0, 32);
+}
+
+// DSSE's pre-authentication encoding: what is signed.
+std::string pae(const std::string& type, const std::string& body) {
+  return "DSSEv1 " + std::to_string(type.size()) + " " + type + " " + std::to_string(body.size()) + " " + body;
+}
+
+// The judged text metrics that name hardware, by metric and place (the samples may already be
+// released; the metrics stay). One pass: a 4096-host run has millions of metrics.
+using Texts = std::map<std::pair<std::string, std::string>, std::string>;
+Texts hardware_texts(const Report& r) {
+  Texts t;
+  for (const auto& m : r.judgement->metrics)
+    if (m.text && (m.metric == "gpu.uuid" || m.metric == "gpu.serial" || m.metric == "rdma.fw" ||
+                   m.metric == "rdma.node_guid" || m.metric == "inventory.system_serial"))
+      t.emplace(std::pair{m.metric, m.place}, *m.text);
+  return t;
+}
+std::string text_at(const Texts& t, const std::string& metric, const std::string& place) {
+  auto it = t.find({metric, place});
+  return it == t.end() ? "" : it->second;
+}
+
+}  // namespace
+
+std::string sha256_hex(const std::string& bytes) {
+  need_sodium();
+  unsigned char h[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  return hex(h, sizeof h);
+}
+
+std::string sha256_file(const std::string& path) {
+  need_sodium();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot be read");
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  std::array<char, 1 << 16> buf;
+  while (in) {
+    in.read(buf.data(), buf.size());
+    crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(buf.data()), static_cast<unsigned long long>(in.gcount()));
+  }
+  unsigned char h[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256_final(&st, h);
+  return hex(h, sizeof h);
+}
+
+namespace {
+class HashBuf final : public std::streambuf {
+ public:
+  HashBuf() { crypto_hash_sha256_init(&st_); }
+  std::string digest() {
+    sync();
+    unsigned char h[crypto_hash_sha256_BYTES];
+    crypto_hash_sha256_final(&st_, h);
+    return hex(h, sizeof h);
+  }
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    crypto_hash_sha256_update(&st_, reinterpret_cast<const unsigned char*>(s), static_cast<unsigned long long>(n));
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (c != traits_type::eof()) {
+      const char ch = traits_type::to_char_type(c);
+      crypto_hash_sha256_update(&st_, reinterpret_cast<const unsigned char*>(&ch), 1);
+    }
+    return traits_type::not_eof(c);
+  }
+
+ private:
+  crypto_hash_sha256_state st_;
+};
+}  // namespace
+
+std::string sha256_of(const std::function<void(std::ostream&)>& write) {
+  need_sodium();
+  HashBuf buf;
+  std::ostream out(&buf);
+  write(out);
+  out.flush();
+  return buf.digest();
+}
+
+Manifest make_manifest(const std::string& dir, const Report& r) {
+  const JournalData& j = *r.journal;
+  const Texts texts = hardware_texts(r);
+  Manifest m;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = fs::relative(e.path(), dir).generic_string();
+    if (rel == kManifest || rel == kSignature) continue;
+    m.files[rel] = sha256_file(e.path().string());
+  }
+  m.criteria_sha256 = sha256_hex(j.criteria_text);
+  for (const auto& h : j.topology.hosts) {
+    m.topology_sha256[h.hostname] = sha256_hex(topo::to_json(h).dump());
+    nlohmann::json hw = {{"host", h.hostname}, {"gpus", nlohmann::json::array()}, {"nics", nlohmann::json::array()}};
+    for (const auto& g : h.gpus) {
+      const std::string at = place::gpu(h.hostname, g.index);
+      std::string uuid = text_at(texts, "gpu.uuid", at), serial = text_at(texts, "gpu.serial", at);
+      if (uuid.empty() && g.uuid) uuid = *g.uuid;
+      if (serial.empty() && g.serial) serial = *g.serial;
+      hw["gpus"].push_back({{"place", at}, {"pci_bus_id", g.pci_bus_id.value_or("")}, {"uuid", uuid}, {"serial", serial}});
+    }
+    for (const auto& n : h.nics) {
+      const std::string at = place::nic(h.hostname, n.name);
+      hw["nics"].push_back({{"place", at}, {"pci_bus_id", n.pci_bus_id.value_or("")}, {"firmware", text_at(texts, "rdma.fw", at)},
+                            {"node_guid", text_at(texts, "rdma.node_guid", at)}});
+    }
+    hw["system_serial"] = text_at(texts, "inventory.system_serial", place::host(h.hostname));
+    m.hardware.push_back(std::move(hw));
+  }
+  return m;
+}
+
+nlohmann::json manifest_to_json(const Manifest& m) {
+  return {{"schema_version", 1},
+          {"files", m.files},
+          {"criteria_sha256", m.criteria_sha256},
+          {"topology_sha256", m.topology_sha256},
+          {"hardware", m.hardware}};
+}
+
+Manifest manifest_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("files") || !j["files"].is_object())
+    throw std::runtime_error("not a gpuaccept manifest (no \"files\" object)");
+  Manifest m;
+  for (const auto& [k, v] : j["files"].items()) {
+    if (!v.is_string()) throw std::runtime_error("manifest: the digest of " + k + " is not a string");
+    m.files[k] = v.get<std::string>();
+  }
+  m.criteria_sha256 = j.value("criteria_sha256", "");
+  if (j.contains("topology_sha256") && j["topology_sha256"].is_object())
+    for (const auto& [k, v] : j["topology_sha256"].items())
+      if (v.is_string()) m.topology_sha256[k] = v.get<std::string>();
+  m.hardware = j.value("hardware", nlohmann::json::array());
+  return m;
+}
+
+std::vector<std::string> check_manifest(const std::string& dir, const Manifest& m, std::vector<std::string>* extra) {
+  std::vector<std::string> bad;
+  for (const auto& [rel, want] : m.files) {
+    // A listed path must stay inside DIR: a hostile manifest naming ../../etc/shadow is refused.
+    if (rel.empty() || rel[0] == '/' || rel.find("..") != std::string::npos) {
+      bad.push_back(rel + ": a path outside the run directory");
+      continue;
+    }
+    const fs::path p = fs::path(dir) / rel;
+    if (!fs::is_regular_file(p)) {
+      bad.push_back(rel + ": listed in the manifest, missing");
+      continue;
+    }
+    if (sha256_file(p.string()) != want) bad.push_back(rel + ": sha256 differs from the manifest");
+  }
+  if (extra)
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      if (!e.is_regular_file()) continue;
+      const std::string rel = fs::relative(e.path(), dir).generic_string();
+      if (rel != kManifest && rel != kSignature && !m.files.count(rel)) extra->push_back(rel);
+    }
+  return bad;
+}
+
+void keygen(const std::string& prefix) {
+  need_sodium();
+  std::array<unsigned char, crypto_sign_SEEDBYTES> seed;
+  std::array<unsigned char, crypto_sign_PUBLICKEYBYTES> pk;
+  std::array<unsigned char, crypto_sign_SECRETKEYBYTES> sk;
+  randombytes_buf(seed.data(), seed.size());
+  crypto_sign_seed_keypair(pk.data(), sk.data(), seed.data());
+  const std::string key = pem("PRIVATE KEY", kPkcs8Prefix + std::string(reinterpret_cast<char*>(seed.data()), seed.size()));
+  const std::string pub = pem("PUBLIC KEY", kSpkiPrefix + std::string(reinterpret_cast<char*>(pk.data()), pk.size()));
+  sodium_memzero(seed.data(), seed.size());
+  sodium_memzero(sk.data(), sk.size());
+  const std::string key_path = prefix + ".key", pub_path = prefix + ".pub";
+  if (fs::exists(key_path)) throw std::runtime_error(key_path + " exists: not overwritten");
+  // Created 0600 before a byte of the key is in it.
+  {
+    base::UniqueFd fd = base::open_or_throw(key_path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    base::write_all(fd.get(), key.data(), key.size(), key_path);
+    base::fsync_or_throw(fd.get(), key_path);
+  }
+  base::write_file_atomic(pub_path, pub);
+}
+
+std::string key_fingerprint_of_pub(const std::string& pub_path) {
+  need_sodium();
+  return fingerprint_of(read_pem_key(pub_path, "PUBLIC KEY", kSpkiPrefix));
+}
+
+nlohmann::json statement_of(const Manifest& m, const nlohmann::json& summary) {
+  nlohmann::json subjects = nlohmann::json::array();
+  for (const auto& [rel, digest] : m.files) subjects.push_back({{"name", rel}, {"digest", {{"sha256", digest}}}});
+  return {{"_type", "https://in-toto.io/Statement/v1"},
+          {"subject", subjects},
+          {"predicateType", "urn:gpuaccept:acceptance-report:v1"},
+          {"predicate",
+           {{"criteria_sha256", m.criteria_sha256},
+            {"topology_sha256", m.topology_sha256},
+            {"hardware", m.hardware},
+            {"summary", summary}}}};
+}
+
+nlohmann::json sign_statement(const nlohmann::json& statement, const std::string& key_path) {
+  need_sodium();
+  std::string seed = read_pem_key(key_path, "PRIVATE KEY", kPkcs8Prefix);
+  std::array<unsigned char, crypto_sign_PUBLICKEYBYTES> pk;
+  std::array<unsigned char, crypto_sign_SECRETKEYBYTES> sk;
+  crypto_sign_seed_keypair(pk.data(), sk.data(), reinterpret_cast<const unsigned char*>(seed.data()));
+  sodium_memzero(seed.data(), seed.size());
+  const std::string body = statement.dump();
+  const std::string msg = pae(kPayloadType, body);
+  std::array<unsigned char, crypto_sign_BYTES> sig;
+  crypto_sign_detached(sig.data(), nullptr, reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), sk.data());
+  sodium_memzero(sk.data(), sk.size());
+  return {{"payloadType", kPayloadType},
+          {"payload", b64(body)},
+          {"signatures",
+           {{{"keyid", fingerprint_of(std::string(reinterpret_cast<char*>(pk.data()), pk.size()))},
+             {"sig", b64(std::string(reinterpret_cast<char*>(sig.data()), sig.size()))}}}}};
+}
+
+SignatureCheck check_signature(const nlohmann::json& env, const std::string& pub_path) {
+  need_sodium();
+  SignatureCheck c;
+  const std::string pk = read_pem_key(pub_path, "PUBLIC KEY", kSpkiPrefix);
+  c.fingerprint = fingerprint_of(pk);
+  try {
+    if (!env.is_object() || env.value("payloadType", "") != kPayloadType || !env.contains("payload") ||
+        !env.contains("signatures") || !env["signatures"].is_array() || env["signatures"].empty()) {
+      c.why = "not a DSSE envelope of an in-toto statement";
+      return c;
+    }
+    const std::string body = unb64(env["payload"].get<std::string>(), "payload");
+    const std::string msg = pae(kPayloadType, body);
+    for (const auto& s : env["signatures"]) {
+      const std::string sig = unb64(s.value("sig", ""), "signature");
+      if (sig.size() != crypto_sign_BYTES) continue;
+      if (crypto_sign_verify_detached(reinterpret_cast<const unsigned char*>(sig.data()),
+                                      reinterpret_cast<const unsigned char*>(msg.data()), msg.size(),
+                                      reinterpret_cast<const unsigned char*>(pk.data())) == 0) {
+        c.valid = true;
+        c.statement = nlohmann::json::parse(body);
+        return c;
+      }
+    }
+    c.why = "no signature in the envelope verifies with " + pub_path + " (" + c.fingerprint + ")";
+  } catch (const std::exception& e) {
+    c.why = e.what();
+  }
+  return c;
+}
+
+}  // namespace ga::attest

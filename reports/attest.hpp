@@ -1,0 +1,78 @@
+// Evidence a buyer can check (issue 14 items 1 and 2): a digest manifest of a run directory and
+// an Ed25519 signature over it, through libsodium, in formats common tools read.
+//
+//   manifest.json         every file of the run directory (paths relative to it, so a copied
+//                         directory verifies the same) with its sha256, the sha256 of the
+//                         criteria text and of each host's topology record, and the accepted
+//                         hardware: hostnames, each GPU's PCI bus id, UUID and serial, each
+//                         NIC's firmware and node GUID, the chassis serial (what was measured,
+//                         so nodes swapped after signing do not match).
+//   signature.dsse.json   a DSSE envelope (github.com/secure-systems-lab/dsse) around an
+//                         in-toto Statement v1 (github.com/in-toto/attestation): one subject per
+//                         file with its sha256, the predicate the manifest's criteria, topology
+//                         and hardware and the judged summary; signed with Ed25519 over DSSE's
+//                         pre-authentication encoding, so `openssl pkeyutl -verify -rawin`
+//                         checks it too (docs/report-format.md, step by step).
+//   PREFIX.key/.pub       PKCS#8 / SubjectPublicKeyInfo PEM, as openssl writes Ed25519 keys.
+#pragma once
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/report.hpp"
+
+namespace ga::attest {
+
+inline constexpr const char* kManifest = "manifest.json";
+inline constexpr const char* kSignature = "signature.dsse.json";
+inline constexpr const char* kPayloadType = "application/vnd.in-toto+json";
+
+std::string sha256_hex(const std::string& bytes);
+// Throws std::runtime_error naming the path when it cannot be read.
+std::string sha256_file(const std::string& path);
+// The sha256 of what `write` writes, hashed as it streams (report.json of 4096 hosts is never
+// held in memory to be checked).
+std::string sha256_of(const std::function<void(std::ostream&)>& write);
+
+struct Manifest {
+  std::map<std::string, std::string> files;  // relative path -> sha256 (hex)
+  std::string criteria_sha256;
+  std::map<std::string, std::string> topology_sha256;  // host -> sha256 of its topology record
+  nlohmann::json hardware = nlohmann::json::array();   // [{host, gpus[], nics[], system_serial}]
+};
+
+// The manifest of `dir` as it is now: every regular file under it but the manifest and the
+// signature, and what the report's journal and metrics say was measured.
+Manifest make_manifest(const std::string& dir, const Report& report);
+nlohmann::json manifest_to_json(const Manifest&);
+// Throws std::runtime_error on a document that is not a manifest.
+Manifest manifest_from_json(const nlohmann::json&);
+
+// What in `dir` differs from the manifest: one line per file ("samples.jsonl: sha256 differs
+// from the manifest", "report.md: listed in the manifest, missing"); files the manifest does
+// not list go to `extra`.
+std::vector<std::string> check_manifest(const std::string& dir, const Manifest&, std::vector<std::string>* extra);
+
+// Ed25519 keys: PREFIX.key (mode 0600) and PREFIX.pub. Throws naming the file on failure.
+void keygen(const std::string& prefix);
+// "SHA256:<hex of the 32-byte public key's sha256, first 32 hex digits>"
+std::string key_fingerprint_of_pub(const std::string& pub_path);
+
+// The in-toto Statement of a manifest, with the judged `summary` (report.json's) as context.
+nlohmann::json statement_of(const Manifest&, const nlohmann::json& summary);
+// A DSSE envelope of `statement` signed with the private key file.
+nlohmann::json sign_statement(const nlohmann::json& statement, const std::string& key_path);
+
+struct SignatureCheck {
+  bool valid = false;
+  std::string fingerprint;           // of the key it was checked against
+  std::string why;                   // when not valid
+  nlohmann::json statement;          // the payload, when valid
+};
+SignatureCheck check_signature(const nlohmann::json& envelope, const std::string& pub_path);
+
+}  // namespace ga::attest

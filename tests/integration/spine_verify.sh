@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A report a contract is gated on (issue 14 items 1 and 2), under mpirun -np 2 here:
+#   verify      a fresh run directory verifies (its manifest, its report files recomputed from its
+#               samples): exit 0 or 1 as the run judged; a copy elsewhere verifies the same
+#   tampering   one digit of one value in samples.jsonl: exit 2 naming samples.jsonl; a verdict
+#               edited in report.json with the manifest updated to match: still exit 2 (recomputed)
+#   signatures  keygen (key mode 0600), sign, verify --pubkey: exit 0/1 naming the key's
+#               fingerprint; another key's .pub: exit 2; openssl checks the same envelope
+#               (DSSE's pre-authentication encoding, Ed25519) and its subjects with sha256sum
+#   judge       with the recorded criteria it rewrites the reports byte for byte (the signature
+#               stays good); with other criteria it needs --out and leaves DIR alone
+source "$(dirname "$0")/lib.sh"
+run="$GA_TMP/run"
+ga_mpirun 2 --suite quick --out "$run" >"$GA_TMP/run.log" 2>&1; rc=$?
+check "the run: exit 0 or 1 ($rc)" bash -c "[ $rc -eq 0 ] || [ $rc -eq 1 ]"
+check "a manifest was written" test -s "$run/manifest.json"
+"$GA_BIN" verify "$run" >"$GA_TMP/v0.log" 2>&1; v=$?
+check "verify of the fresh run: exit $rc like the run ($v: $(tail -1 "$GA_TMP/v0.log"))" [ "$v" -eq "$rc" ]
+cp -r "$run" "$GA_TMP/copy"
+"$GA_BIN" verify "$GA_TMP/copy" >/dev/null 2>&1
+check "a copy elsewhere verifies the same" [ $? -eq "$rc" ]
+
+cp -r "$run" "$GA_TMP/digit"
+# One digit of one measured value: the first sample line with a "value", its last digit changed.
+n=$(grep -n '"type":"sample"' "$GA_TMP/digit/samples.jsonl" | grep '"value":[0-9]' | head -1 | cut -d: -f1)
+sed -i -E "${n}s/(\"value\":[0-9.e+-]*)([0-9])/\1X\2/; ${n}s/X0/1/; ${n}s/X([1-9])/0/" "$GA_TMP/digit/samples.jsonl"
+check "one value changed (line $n)" bash -c "! cmp -s '$run/samples.jsonl' '$GA_TMP/digit/samples.jsonl'"
+"$GA_BIN" verify "$GA_TMP/digit" >"$GA_TMP/v1.log" 2>&1
+check "verify after one digit changed: exit 2" [ $? -eq 2 ]
+check "  naming samples.jsonl" grep -q "TAMPERED: samples.jsonl" "$GA_TMP/v1.log"
+
+cp -r "$run" "$GA_TMP/verdict"
+jq -c '.verdicts[0].status = (if .verdicts[0].status == "pass" then "fail" else "pass" end)' "$run/report.json" \
+  >"$GA_TMP/verdict/report.json"
+sum=$(sha256sum "$GA_TMP/verdict/report.json" | cut -d' ' -f1)
+jq --arg s "$sum" '.files["report.json"] = $s' "$run/manifest.json" >"$GA_TMP/verdict/manifest.json"
+"$GA_BIN" verify "$GA_TMP/verdict" >"$GA_TMP/v2.log" 2>&1
+check "an edited verdict with the manifest updated to match: still exit 2" [ $? -eq 2 ]
+check "  report.json differs from what the samples give" grep -q "TAMPERED: report.json: differs from what samples.jsonl gives" "$GA_TMP/v2.log"
+
+cd "$GA_TMP" || exit 1
+"$GA_BIN" keygen --out "$GA_TMP/me" >/dev/null && "$GA_BIN" keygen --out "$GA_TMP/other" >/dev/null
+check "keygen: the private key is mode 0600" [ "$(stat -c %a "$GA_TMP/me.key")" = 600 ]
+"$GA_BIN" keygen --out "$GA_TMP/me" >/dev/null 2>&1
+check "keygen never overwrites a key: exit 2" [ $? -eq 2 ]
+"$GA_BIN" sign "$run" --key "$GA_TMP/me.key" >/dev/null
+check "sign wrote signature.dsse.json" test -s "$run/signature.dsse.json"
+"$GA_BIN" verify "$run" --pubkey "$GA_TMP/me.pub" >"$GA_TMP/v3.log" 2>&1; v=$?
+check "verify --pubkey with the signer's key: exit $rc ($v)" [ "$v" -eq "$rc" ]
+check "  names the signer's fingerprint" grep -q "signed by SHA256:" "$GA_TMP/v3.log"
+"$GA_BIN" verify "$run" --pubkey "$GA_TMP/other.pub" >"$GA_TMP/v4.log" 2>&1
+check "verify --pubkey with another key: exit 2" [ $? -eq 2 ]
+env="$run/signature.dsse.json"
+type=$(jq -r .payloadType "$env")
+jq -r .payload "$env" | base64 -d >"$GA_TMP/body.json"
+jq -r '.signatures[0].sig' "$env" | base64 -d >"$GA_TMP/sig.bin"
+{ printf 'DSSEv1 %d %s %d ' "${#type}" "$type" "$(stat -c %s "$GA_TMP/body.json")"; cat "$GA_TMP/body.json"; } >"$GA_TMP/pae.bin"
+check "openssl verifies the envelope with the .pub" \
+  openssl pkeyutl -verify -pubin -inkey "$GA_TMP/me.pub" -rawin -in "$GA_TMP/pae.bin" -sigfile "$GA_TMP/sig.bin"
+check "... and not with another key" bash -c "! openssl pkeyutl -verify -pubin -inkey '$GA_TMP/other.pub' -rawin -in '$GA_TMP/pae.bin' -sigfile '$GA_TMP/sig.bin' >/dev/null 2>&1"
+check "sha256sum checks every signed subject" \
+  bash -c "cd '$run' && jq -r '.subject[] | \"\(.digest.sha256)  \(.name)\"' '$GA_TMP/body.json' | sha256sum -c --quiet"
+
+before=$(sha256sum "$run"/report.* "$run/manifest.json")
+"$GA_BIN" judge "$run" >/dev/null 2>&1
+check "judge with the recorded criteria rewrites the reports byte for byte" \
+  test "$(sha256sum "$run"/report.* "$run/manifest.json")" = "$before"
+"$GA_BIN" verify "$run" --pubkey "$GA_TMP/me.pub" >/dev/null 2>&1
+check "  and the signature still verifies" [ $? -eq "$rc" ]
+"$GA_BIN" list --criteria >"$GA_TMP/contract.yaml"
+"$GA_BIN" judge "$run" --criteria "$GA_TMP/contract.yaml" >"$GA_TMP/j.log" 2>&1
+check "judge --criteria without --out: exit 2, DIR left alone" \
+  bash -c "[ $? -eq 2 ] && grep -q -- '--out NEW' '$GA_TMP/j.log' && [ \"\$(sha256sum '$run'/report.* '$run/manifest.json')\" = \"\$0\" ]" "$before"
+"$GA_BIN" judge "$run" --criteria "$GA_TMP/contract.yaml" --out "$GA_TMP/rejudged" >/dev/null 2>&1
+check "judge --criteria --out NEW writes there" test -s "$GA_TMP/rejudged/report.json"
+"$GA_BIN" verify "$run" --criteria "$GA_TMP/contract.yaml" >"$GA_TMP/v5.log" 2>&1; v=$?
+check "verify --criteria CONTRACT judges the samples again: exit 0 or 1 ($v)" bash -c "[ $v -eq 0 ] || [ $v -eq 1 ]"
+finish
