@@ -22,9 +22,13 @@ struct RunOptions {
   double probe_timeout_s = 300;
   std::vector<std::string> overrides;   // --set probe.key=value
   std::vector<std::string> argv;        // as given, for the report
-  // For `gpuaccept health`, which runs the same loop and speaks for itself: no progress lines,
-  // and the journal is left unjudged (the loop then returns kExitPass once it is complete).
+  // No progress lines on stderr (errors still print): `run --quiet`, and `gpuaccept health`,
+  // which runs the same loop and speaks for itself.
   bool quiet = false;
+  // `run --verbose`: every in-probe progress step, not one line every few seconds.
+  bool verbose = false;
+  // For `gpuaccept health`: the journal is left unjudged (the loop then returns kExitPass once
+  // it is complete).
   bool judge = true;
 };
 
