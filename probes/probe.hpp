@@ -71,8 +71,9 @@ struct ProbeContext {
   double seconds_left() const {
     return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
   }
-  void report_step(std::string_view doing, int index, int count, std::string_view unit) const {
-    ga::report_step(progress, doing, index, count, unit);
+  void report_step(std::string_view doing, int index, int count, std::string_view unit,
+                   StepCount kind = StepCount::exact) const {
+    ga::report_step(progress, doing, index, count, unit, kind);
   }
 };
 

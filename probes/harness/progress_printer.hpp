@@ -18,10 +18,12 @@ inline constexpr double kProgressIntervalS = 5.0;
 // One progress line, without the "[gpuaccept] " prefix:
 //   "mpi-coll: all_reduce 1 MiB out of place (7 of 24 lines), about 40 s left at 6.6 s each
 //    so far, 250 s to the probe's deadline"
+//   "p2p: adaptive schedule, cover pairs (3 of at most 48 rounds), up to 34 s left at ..."
 // per_step_s: the mean time of the series' steps done so far (nullopt before the first one
 // ends: then only the deadline is given); remaining steps = count - index + 1 (this one too).
 std::string progress_line(std::string_view probe, std::string_view doing, int index, int count,
-                          std::string_view unit, std::optional<double> per_step_s, double deadline_left_s);
+                          std::string_view unit, StepCount kind, std::optional<double> per_step_s,
+                          double deadline_left_s);
 
 // One probe's printer: made by the run loop on rank 0 for each probe, given to the probe as
 // ProbeContext::progress. The clock and the writer are parameters so a test drives both.
@@ -30,7 +32,7 @@ class ProgressPrinter final : public Progress {
   using Clock = std::chrono::steady_clock;
   ProgressPrinter(std::string probe, Clock::time_point deadline, double min_interval_s,
                   std::function<void(const std::string&)> write, std::function<Clock::time_point()> now = Clock::now);
-  void step(std::string_view doing, int index, int count, std::string_view unit) override;
+  void step(std::string_view doing, int index, int count, std::string_view unit, StepCount kind) override;
 
  private:
   std::string probe_;

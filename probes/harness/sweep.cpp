@@ -324,7 +324,7 @@ SweepResult run_sweep(Comm& comm, Backend& be, const SweepConfig& cfg, SampleSin
       const std::string where = scope != cfg.extra_params.end() && scope->is_string() ? scope->get<std::string>() + " " : "";
       cfg.progress->step(where + std::string(to_string(line.coll)) + " " + base::format_quantity(double(line.bytes), "B") +
                              (line.in_place ? " in place" : " out of place"),
-                         static_cast<int>(li + 1), static_cast<int>(lines.size()), "lines");
+                         static_cast<int>(li + 1), static_cast<int>(lines.size()), "lines", StepCount::exact);
     }
     // An exception on one rank must not leave the others inside a collective: agree first.
     std::string err;

@@ -327,7 +327,7 @@ class P2pProbe final : public Probe {
         in >> step_round >> pass;
         // The planner's bound on the rounds, not their number: it stops when it has its answer.
         ctx.report_step(pass == 2 ? "adaptive schedule, follow-up pairs" : "adaptive schedule, cover pairs", r + 1,
-                        inter_rounds, "rounds at most");
+                        inter_rounds, "rounds", StepCount::at_most);
         std::optional<std::pair<int, int>> mine;
         while (in >> a >> b) {
           if (ctx.rank != a && ctx.rank != b) continue;

@@ -128,7 +128,8 @@ TEST(Sweep, RunsEveryLineChecksAndEmitsFourSamplesEach) {
 TEST(Sweep, ReportsEachLineToTheProgressChannel) {
   struct Steps : ga::Progress {
     std::vector<std::string> seen;
-    void step(std::string_view doing, int index, int count, std::string_view unit) override {
+    void step(std::string_view doing, int index, int count, std::string_view unit, ga::StepCount kind) override {
+      EXPECT_EQ(kind, ga::StepCount::exact);  // a sweep knows its lines
       seen.push_back(std::string(doing) + " " + std::to_string(index) + "/" + std::to_string(count) + " " + std::string(unit));
     }
   } steps;
