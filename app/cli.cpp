@@ -150,6 +150,11 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                   "Each host's leaf switch for the p2p probe's adaptive schedule: HOSTS LEAF [UPLINK...] lines or a "
                   "Slurm topology.conf (the same as --set p2p.switch_map=FILE)")
       ->type_name("FILE");
+  // Progress lines go to stderr on rank 0 (docs/design.md, "Progress lines"); errors print either way.
+  run->add_flag("--quiet", cl.run.quiet, "No progress lines on stderr (errors still print)");
+  run->add_flag("--verbose", cl.run.verbose,
+                "A progress line at every step of a probe (size, pair round), not one every few seconds");
+  run->get_option("--quiet")->excludes(run->get_option("--verbose"));
   run->footer(kExitCodes);
 
   CLI::App* health = app.add_subcommand(

@@ -27,9 +27,13 @@ struct RunOptions {
   // `--rerun DIR`: this run re-tests DIR's suspects; its report merges both (reports/campaign.hpp).
   std::string rerun;
   std::string sign;                     // --sign PREFIX.key: signature.dsse.json at the end (reports/attest.hpp)
-  // For `gpuaccept health`, which runs the same loop and speaks for itself: no progress lines,
-  // and the journal is left unjudged (the loop then returns kExitPass once it is complete).
+  // No progress lines on stderr (errors still print): `run --quiet`, and `gpuaccept health`,
+  // which runs the same loop and speaks for itself.
   bool quiet = false;
+  // `run --verbose`: every in-probe progress step, not one line every few seconds.
+  bool verbose = false;
+  // For `gpuaccept health`: the journal is left unjudged (the loop then returns kExitPass once
+  // it is complete).
   bool judge = true;
 };
 

@@ -109,7 +109,9 @@ int launch_command(const LaunchOptions& o) {
       std::cout << launch::shell_line(base::redact_argv(argv)) << "\n";
       return kExitPass;
     }
-    std::cerr << "[gpuaccept] " << launch::shell_line(base::redact_argv(argv)) << "\n";
+    // A run asked to be quiet is quiet from its first line, the launcher's included.
+    if (std::find(o.run_args.begin(), o.run_args.end(), "--quiet") == o.run_args.end())
+      std::cerr << "[gpuaccept] " << launch::shell_line(base::redact_argv(argv)) << "\n";
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 #include "app/run_support.hpp"
 #include "base/redact.hpp"
 #include "probes/devices/numa_binding.hpp"
+#include "probes/harness/progress_printer.hpp"
 #include "probes/vendor/versions.hpp"
 #include "slurm/slurm_env.hpp"
 #include "topology/topology.hpp"
@@ -187,6 +189,13 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
       }
       world.barrier();
       ProbeContext ctx = make_ctx(sp, t0);
+      // Rank 0 alone prints where the probe is (probes/progress.hpp); --quiet prints nothing.
+      std::optional<harness::ProgressPrinter> printer;
+      if (rank == 0 && !o.quiet) {
+        printer.emplace(sp.name, ctx.deadline, o.verbose ? 0.0 : harness::kProgressIntervalS,
+                        [rank](const std::string& line) { progress(rank, line); });
+        ctx.progress = &*printer;
+      }
       CollectingSink sink(sp.name, rank);
       Outcome outcome;
       if (probe->info().needs.multi_host && layout.hosts.size() < 2) {

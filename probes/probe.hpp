@@ -14,6 +14,7 @@
 #include "probes/declare.hpp"
 #include "probes/comm.hpp"
 #include "probes/outcome.hpp"
+#include "probes/progress.hpp"
 #include "probes/sample.hpp"
 #include "topology/model.hpp"
 
@@ -63,8 +64,16 @@ struct ProbeContext {
   std::string shared_dir;               // --shared-dir: storage and checkpoints; default run_dir
   std::vector<std::string> self_argv;   // how this process was started (for child launches)
   std::chrono::steady_clock::time_point deadline;
+  // Where the probe says how far it is (probes/progress.hpp): the harness's printer on rank 0,
+  // nullptr on every other rank, with --quiet and outside a run. Call report_step(), which
+  // takes nullptr; ranks may call it alike, only rank 0's calls print.
+  Progress* progress = nullptr;
   double seconds_left() const {
     return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  }
+  void report_step(std::string_view doing, int index, int count, std::string_view unit,
+                   StepCount kind = StepCount::exact) const {
+    ga::report_step(progress, doing, index, count, unit, kind);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "base/quantity.hpp"
 #include "base/units.hpp"
 #include "probes/probe.hpp"
 
@@ -317,6 +318,13 @@ SweepResult run_sweep(Comm& comm, Backend& be, const SweepConfig& cfg, SampleSin
                               (l.in_place ? " in place" : " out of place"));
       }
       break;
+    }
+    if (cfg.progress) {
+      const auto scope = cfg.extra_params.find("scope");
+      const std::string where = scope != cfg.extra_params.end() && scope->is_string() ? scope->get<std::string>() + " " : "";
+      cfg.progress->step(where + std::string(to_string(line.coll)) + " " + base::format_quantity(double(line.bytes), "B") +
+                             (line.in_place ? " in place" : " out of place"),
+                         static_cast<int>(li + 1), static_cast<int>(lines.size()), "lines", StepCount::exact);
     }
     // An exception on one rank must not leave the others inside a collective: agree first.
     std::string err;

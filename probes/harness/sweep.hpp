@@ -20,6 +20,7 @@
 
 #include "probes/comm.hpp"
 #include "probes/declare.hpp"
+#include "probes/progress.hpp"
 #include "probes/sample.hpp"
 
 namespace ga {
@@ -144,6 +145,9 @@ struct SweepConfig {
   int emit_rank = 0;                        // the rank of the sweep's comm that emits samples
   // The sweep stops starting lines at this point; lines not run are listed in `not_run`.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // Where each line is reported as it starts ("all_reduce 1 MiB out of place", k of K lines):
+  // the probe's ProbeContext::progress, or nullptr for none.
+  Progress* progress = nullptr;
 };
 
 // Reads the sweep options a suite gives a probe: min_bytes, max_bytes, step_factor,

@@ -83,6 +83,7 @@ class MpiCollProbe final : public Probe {
     cfg.deadline = std::chrono::steady_clock::now() +
                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        std::chrono::duration<double>(std::max(0.0, ctx.seconds_left() * share)));
+    cfg.progress = ctx.progress;
 
 #ifdef GA_WITH_MPI
     auto backend = mpicoll::make_mpi_backend(ctx.comm.native(), corrupt);

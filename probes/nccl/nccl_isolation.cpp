@@ -204,6 +204,7 @@ std::string run_isolation(ProbeContext& ctx, Comm& comm, SampleSink& out, const 
     }
     line = comm.broadcast(line, 0);
     if (line.empty()) break;
+    if (ctx.rank == 0) ctx.report_step("isolation, 2-GPU all_reduce pairs", rounds + 1, planner->max_rounds(results), "rounds", StepCount::at_most);
     const auto t0 = std::chrono::steady_clock::now();
     std::istringstream in(line);
     int round = 0, pass = 1, a, b, color = -1, key = 0, idx = 0;

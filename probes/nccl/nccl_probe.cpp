@@ -774,6 +774,7 @@ class NcclProbe final : public Probe {
 
     cfg.place = scope_place;
     cfg.extra_params = sp;
+    cfg.progress = ctx.progress;  // rank 0's lines: "nccl: inter-host all_reduce 1 MiB (7 of 12 lines)"
     cfg.deadline = std::chrono::steady_clock::now() +
                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(std::max(0.0, seconds)));
     auto backend = make_nccl_backend(*st.access->driver, *comm, corrupt, abort_at);

@@ -325,6 +325,9 @@ class P2pProbe final : public Probe {
         std::istringstream in(line);
         int step_round = 0, pass = 1, a, b;
         in >> step_round >> pass;
+        // The planner's bound on the rounds, not their number: it stops when it has its answer.
+        ctx.report_step(pass == 2 ? "adaptive schedule, follow-up pairs" : "adaptive schedule, cover pairs", r + 1,
+                        inter_rounds, "rounds", StepCount::at_most);
         std::optional<std::pair<int, int>> mine;
         while (in >> a >> b) {
           if (ctx.rank != a && ctx.rank != b) continue;
@@ -344,6 +347,7 @@ class P2pProbe final : public Probe {
     }
     for (int r = 0; !adaptive && r < plan.inter_rounds(); ++r, ++round_slot) {
       const auto p = plan.inter_pair_of(ctx.rank, r);
+      ctx.report_step("inter-host pairs", r + 1, plan.inter_rounds(), "rounds");
       for (int ph = 0; ph < phases; ++ph) {
         if (p) measure_pair(p->a, p->b, false, p->rail, 1, round_slot, ph);
         if (auto o = end_round("inter-host round " + std::to_string(r))) return *o;
@@ -351,6 +355,7 @@ class P2pProbe final : public Probe {
     }
     for (int r = 0; r < plan.intra_rounds(); ++r, ++round_slot) {
       const auto p = plan.intra_pair_of(ctx.rank, r);
+      ctx.report_step("intra-host pairs", r + 1, plan.intra_rounds(), "rounds");
       for (int ph = 0; ph < phases; ++ph) {
         if (p) measure_pair(p->a, p->b, true, p->rail, 1, round_slot, ph);
         if (auto o = end_round("intra-host round " + std::to_string(r))) return *o;
@@ -398,7 +403,9 @@ class P2pProbe final : public Probe {
       planned = ctx.comm.broadcast(planned, 0);
       std::istringstream lines(planned);
       std::string line;
+      const int retest_rounds = static_cast<int>(std::count(planned.begin(), planned.end(), '\n'));
       for (int r = 0; std::getline(lines, line); ++r, ++round_slot) {
+        ctx.report_step("re-test of suspect pairs", r + 1, retest_rounds, "re-test rounds");
         std::istringstream in(line);
         int a, b;
         std::optional<std::pair<int, int>> mine;

@@ -10,6 +10,8 @@ ga_integration_test(spine.rejudge spine_rejudge.sh TIMEOUT 180)
 ga_integration_test(spine.rejudge_old spine_rejudge_old.sh TIMEOUT 120)
 ga_integration_test(spine.bad_input spine_bad_input.sh TIMEOUT 120)
 ga_integration_test(spine.cli spine_cli.sh TIMEOUT 120)
+# Progress lines on stderr (issue 13 item 7): default, --verbose, --quiet.
+ga_integration_test(spine.progress spine_progress.sh TIMEOUT 120)
 ga_integration_test(spine.topo_cli spine_topo_cli.sh TIMEOUT 120)
 ga_integration_test(spine.expect_topology spine_expect_topology.sh TIMEOUT 180)
 ga_integration_test(spine.nompi_build nompi_build.sh TIMEOUT 900 SERIAL

@@ -32,7 +32,7 @@ for h in --help -h help; do
   expect_help "gpuaccept $h" "$h" -- run judge topo list --version
   check "gpuaccept $h hides the resume worker" bash -c '! grep -q resume-worker "$1"' _ "$GA_TMP/out"
 done
-expect_help "run --help" run --help -- --suite --criteria --expect-topology --out --shared-dir --probe-timeout --set
+expect_help "run --help" run --help -- --suite --criteria --expect-topology --out --shared-dir --probe-timeout --set --quiet --verbose
 expect_help "judge --help" judge --help -- DIR --criteria
 expect_help "topo --help" topo --help -- --input --json
 expect_help "list --help" list --help -- "gpuaccept list" --metrics --params

@@ -123,6 +123,33 @@ TEST(Sweep, RunsEveryLineChecksAndEmitsFourSamplesEach) {
   }
 }
 
+// Every line run is reported as it starts, k of K lines in the order run, named as an operator
+// reads it (the scope first, where the probe gives one).
+TEST(Sweep, ReportsEachLineToTheProgressChannel) {
+  struct Steps : ga::Progress {
+    std::vector<std::string> seen;
+    void step(std::string_view doing, int index, int count, std::string_view unit, ga::StepCount kind) override {
+      EXPECT_EQ(kind, ga::StepCount::exact);  // a sweep knows its lines
+      seen.push_back(std::string(doing) + " " + std::to_string(index) + "/" + std::to_string(count) + " " + std::string(unit));
+    }
+  } steps;
+  auto comm = ga::make_self_comm();
+  FakeBackend be;
+  SweepConfig cfg;
+  cfg.probe = "fake";
+  cfg.sizes = {512, 2048, 2};
+  cfg.collectives = {Collective::all_reduce};
+  cfg.in_place = false;
+  cfg.min_iters = cfg.max_iters = 1;
+  cfg.extra_params = {{"scope", "intra-host"}};
+  cfg.progress = &steps;
+  const auto res = run_sweep(*comm, be, cfg, nullptr);
+  ASSERT_TRUE(res.error.empty()) << res.error;
+  EXPECT_EQ(steps.seen, (std::vector<std::string>{"intra-host all_reduce 512 B out of place 1/3 lines",
+                                                  "intra-host all_reduce 1 KiB out of place 2/3 lines",
+                                                  "intra-host all_reduce 2 KiB out of place 3/3 lines"}));
+}
+
 TEST(Sweep, CorruptedLineShowsOneWrongElementAndOnlyThatLine) {
   auto comm = ga::make_self_comm();
   FakeBackend be;
