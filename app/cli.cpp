@@ -1,6 +1,7 @@
 #include "app/cli.hpp"
 
 #include "app/run_support.hpp"
+#include "reports/report.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -131,6 +132,20 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                   "Re-test DIR's node-fault and inconclusive hosts (launch on rerun-plan's hosts): its suite unless --suite "
                   "says otherwise; the report merges both runs (campaign.md, campaign.json, bad-hosts.txt)")
       ->type_name("DIR");
+  auto report_check = CLI::Validator(
+      [](std::string& v) {
+        try {
+          parse_report_choice(v);
+          return std::string();
+        } catch (const std::exception& e) {
+          return std::string(e.what());
+        }
+      },
+      "");
+  run->add_option("--report", cl.run.report,
+                  "The report files to write: json,md,html,junit,prom (default all); FMT:out=- prints one to stdout")
+      ->type_name("FORMATS")
+      ->check(report_check);
   run->add_option("--sign", cl.run.sign, "Sign the report at the end of the run (signature.dsse.json; gpuaccept keygen)")
       ->type_name("PREFIX.key");
   bool no_numa_bind = false;
@@ -190,6 +205,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       ->type_name("FILE");
   judge->add_option("--out", cl.judge.out, "Write the reports here, not into DIR (the journal stays in DIR)")
       ->type_name("NEW");
+  judge->add_option("--report", cl.judge.report, "As run's --report: json,md,html,junit,prom, FMT:out=- to stdout")
+      ->type_name("FORMATS")
+      ->check(report_check);
   judge->footer(kExitCodes);
 
   CLI::App* verify = app.add_subcommand(

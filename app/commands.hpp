@@ -27,6 +27,7 @@ struct RunOptions {
   // `--rerun DIR`: this run re-tests DIR's suspects; its report merges both (reports/campaign.hpp).
   std::string rerun;
   std::string sign;                     // --sign PREFIX.key: signature.dsse.json at the end (reports/attest.hpp)
+  std::string report;                   // --report json,md,html,junit,prom[,FMT:out=-] ("" = all; reports/report.hpp)
   // No progress lines on stderr (errors still print): `run --quiet`, and `gpuaccept health`,
   // which runs the same loop and speaks for itself.
   bool quiet = false;
@@ -54,6 +55,7 @@ struct JudgeOptions {
   std::string dir;
   std::string criteria;                 // "" = the criteria the run recorded
   std::string out;                      // "" = DIR; another criteria set must write elsewhere
+  std::string report;                   // as run's --report
 };
 
 // gpuaccept verify DIR: the manifest, the report files recomputed from the samples, the signature.
@@ -155,8 +157,9 @@ struct JudgeResult {
 };
 // write_reports false: judged only (gpuaccept health without --out); bad_hosts_line is then "".
 // out_dir: where the reports go ("" = dir).
+// report: which writers (`--report`, "" = all); a format to stdout goes to std::cout.
 JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file, bool write_reports = true,
-                            const std::string& out_dir = "");
+                            const std::string& out_dir = "", const std::string& report = "");
 // The launch description `gpuaccept launch` builds from its options (tests check its argv).
 launch::Request launch_request(const LaunchOptions&);
 // Every metric the built-in probes declare (what the judge and the criteria check use).

@@ -17,7 +17,8 @@ MetricCatalogue builtin_catalogue() {
 }
 
 JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file, bool write_reports,
-                            const std::string& out_dir) {
+                            const std::string& out_dir, const std::string& report_spec) {
+  const ReportChoice choice = parse_report_choice(report_spec);
   auto journal = read_journal((std::filesystem::path(dir) / "samples.jsonl").string());
   const MetricCatalogue catalogue = builtin_catalogue();
   CriteriaSet criteria;
@@ -35,7 +36,8 @@ JudgeResult judge_directory(const std::string& dir, const std::string& criteria_
   BadHosts bad;
   if (write_reports) {
     const auto report = build_report(journal, judgement);
-    write_report_files(report, out_dir.empty() ? dir : out_dir);
+    write_report_files(report, out_dir.empty() ? dir : out_dir, choice, &std::cout);
+    std::cout.flush();
     bad = bad_hosts(report);
   }
   JudgeResult r;
@@ -76,10 +78,12 @@ int judge_command(const JudgeOptions& o) {
   }
   try {
     const std::string where = o.out.empty() ? o.dir : o.out;
-    auto r = judge_directory(o.dir, o.criteria, true, o.out);
-    std::cout << "gpuaccept: " << r.summary_line << "\n";
-    if (!r.bad_hosts_line.empty()) std::cout << "gpuaccept: " << r.bad_hosts_line << "\n";
-    std::cout << "gpuaccept: report " << (std::filesystem::path(where) / "report.md").string() << "\n";
+    auto r = judge_directory(o.dir, o.criteria, true, o.out, o.report);
+    // A report printed to stdout keeps stdout to itself: the summary goes to stderr then.
+    std::ostream& said = parse_report_choice(o.report).to_stdout.empty() ? std::cout : std::cerr;
+    said << "gpuaccept: " << r.summary_line << "\n";
+    if (!r.bad_hosts_line.empty()) said << "gpuaccept: " << r.bad_hosts_line << "\n";
+    said << "gpuaccept: report " << (std::filesystem::path(where) / "report.md").string() << "\n";
     return r.exit_code;
   } catch (const std::exception& e) {
     std::cerr << "gpuaccept: " << e.what() << "\n";

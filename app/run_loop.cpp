@@ -12,6 +12,7 @@
 #include "probes/devices/numa_binding.hpp"
 #include "probes/harness/progress_printer.hpp"
 #include "probes/vendor/versions.hpp"
+#include "reports/report.hpp"
 #include "slurm/slurm_env.hpp"
 #include "topology/topology.hpp"
 
@@ -255,21 +256,23 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
         code = std::to_string(kExitPass);  // the caller judges the complete journal
       } else {
         try {
-          auto r = judge_directory(dir, "");
+          auto r = judge_directory(dir, "", true, "", o.report);
           code = std::to_string(r.exit_code);
+          // A report printed to stdout keeps stdout to itself: the summary goes to stderr then.
+          FILE* said = parse_report_choice(o.report).to_stdout.empty() ? stdout : stderr;
           if (!o.sign.empty()) {
             // A signature that cannot be made is gpuaccept's failure, never the cluster's.
             try {
               sign_directory(dir, o.sign);
-              std::printf("gpuaccept: signed %s\n", (fs::path(dir) / "signature.dsse.json").c_str());
+              std::fprintf(said, "gpuaccept: signed %s\n", (fs::path(dir) / "signature.dsse.json").c_str());
             } catch (const std::exception& e) {
               std::fprintf(stderr, "gpuaccept: signing failed: %s\n", e.what());
               code = std::to_string(kExitToolError);
             }
           }
-          std::printf("gpuaccept: %s\n", r.summary_line.c_str());
-          if (!r.bad_hosts_line.empty()) std::printf("gpuaccept: %s\n", r.bad_hosts_line.c_str());
-          std::printf("gpuaccept: report %s\n", (fs::path(dir) / "report.md").c_str());
+          std::fprintf(said, "gpuaccept: %s\n", r.summary_line.c_str());
+          if (!r.bad_hosts_line.empty()) std::fprintf(said, "gpuaccept: %s\n", r.bad_hosts_line.c_str());
+          std::fprintf(said, "gpuaccept: report %s\n", (fs::path(dir) / "report.md").c_str());
           std::fflush(stdout);
         } catch (const std::exception& e) {
           std::fprintf(stderr, "gpuaccept: judging failed: %s\n", e.what());

@@ -2,6 +2,7 @@
 #pragma once
 #include <iosfwd>
 #include <functional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -64,10 +65,21 @@ void write_report_prom(const Report&, std::ostream&);
 
 // Values print through base::format_quantity (base/quantity.hpp), as the judge's reasons do.
 
+// Which writers run (`--report json,md,html,junit,prom`, default all) and which one prints to
+// stdout instead of its file (`--report md:out=-`). bad-hosts.txt, the campaign files and the
+// manifest are always written: the operator's loop and verify read them.
+struct ReportChoice {
+  std::set<std::string> formats = {"json", "md", "html", "junit", "prom"};
+  std::string to_stdout;               // one of formats, or ""
+};
+// "json,md", "md:out=-,json", "all"; throws std::invalid_argument naming what it cannot read.
+ReportChoice parse_report_choice(const std::string& spec);
+
 // One file of a report directory and how to write it.
 struct ReportFile {
   std::string name;                                  // relative to the directory
   std::function<void(std::ostream&)> write;
+  std::string format;                                // json, md, html, junit, prom; "" always written
 };
 // The report files of `r` for directory `dir`: report.json, report.md, report.html,
 // report.junit.xml, report.prom, bad-hosts.txt (reports/bad_hosts.hpp), and for a re-test
@@ -76,6 +88,7 @@ struct ReportFile {
 std::vector<ReportFile> report_files(const Report& r, const std::string& dir);
 // Writes report_files(r, dir) into dir (each atomically: temp file + fsync + rename + fsync of
 // the directory, base/file_io.hpp), then manifest.json over every file of dir (reports/attest.hpp).
-void write_report_files(const Report&, const std::string& dir);
+// `choice` says which writers run; its to_stdout format goes to `out` (not to its file).
+void write_report_files(const Report&, const std::string& dir, const ReportChoice& choice = {}, std::ostream* out = nullptr);
 
 }  // namespace ga

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -22,11 +24,11 @@ std::vector<ReportFile> report_files(const Report& r, const std::string& dir) {
   std::vector<ReportFile> files;
   // Streamed: the JSON and JUnit text of a large run (1.4 GiB and 350 MiB at 4096 hosts) are
   // never held whole in memory. report.md and report.html fold pairs and hosts and stay small.
-  files.push_back({"report.json", [&r](std::ostream& out) { write_report_json(r, out); }});
-  files.push_back({"report.md", [&r](std::ostream& out) { out << report_to_markdown(r); }});
-  files.push_back({"report.html", [&r](std::ostream& out) { out << report_to_html(r); }});
-  files.push_back({"report.junit.xml", [&r](std::ostream& out) { write_report_junit(r, out); }});
-  files.push_back({"report.prom", [&r](std::ostream& out) { write_report_prom(r, out); }});
+  files.push_back({"report.json", [&r](std::ostream& out) { write_report_json(r, out); }, "json"});
+  files.push_back({"report.md", [&r](std::ostream& out) { out << report_to_markdown(r); }, "md"});
+  files.push_back({"report.html", [&r](std::ostream& out) { out << report_to_html(r); }, "html"});
+  files.push_back({"report.junit.xml", [&r](std::ostream& out) { write_report_junit(r, out); }, "junit"});
+  files.push_back({"report.prom", [&r](std::ostream& out) { write_report_prom(r, out); }, "prom"});
   // A re-test writes the campaign, and the campaign's bad hosts are what drain, undrain and the
   // next rerun-plan act on (reports/campaign.hpp). A previous run that cannot be read leaves
   // this run's own bad hosts and says why in campaign.md.
@@ -41,23 +43,56 @@ std::vector<ReportFile> report_files(const Report& r, const std::string& dir) {
   }
   if (campaign) {
     auto c = std::make_shared<Campaign>(std::move(*campaign));
-    files.push_back({"bad-hosts.txt", [c](std::ostream& out) { out << bad_hosts_text(campaign_bad_hosts(*c)); }});
-    files.push_back({"campaign.json", [c](std::ostream& out) { out << campaign_to_json(*c).dump(2) << "\n"; }});
-    files.push_back({"campaign.md", [c](std::ostream& out) { out << campaign_to_markdown(*c); }});
+    files.push_back({"bad-hosts.txt", [c](std::ostream& out) { out << bad_hosts_text(campaign_bad_hosts(*c)); }, ""});
+    files.push_back({"campaign.json", [c](std::ostream& out) { out << campaign_to_json(*c).dump(2) << "\n"; }, ""});
+    files.push_back({"campaign.md", [c](std::ostream& out) { out << campaign_to_markdown(*c); }, ""});
   } else {
-    files.push_back({"bad-hosts.txt", [&r](std::ostream& out) { out << bad_hosts_text(bad_hosts(r)); }});
+    files.push_back({"bad-hosts.txt", [&r](std::ostream& out) { out << bad_hosts_text(bad_hosts(r)); }, ""});
     if (!campaign_error.empty())
       files.push_back({"campaign.md", [campaign_error](std::ostream& out) {
                          out << "# gpuaccept re-test campaign: not merged\n\n" << campaign_error
                              << "\n\nbad-hosts.txt holds this run's own hosts only.\n";
-                       }});
+                       },
+                       ""});
   }
   return files;
 }
 
-void write_report_files(const Report& r, const std::string& dir) {
+ReportChoice parse_report_choice(const std::string& spec) {
+  static const std::set<std::string> known = {"json", "md", "html", "junit", "prom"};
+  ReportChoice c;
+  if (spec.empty() || spec == "all") return c;
+  c.formats.clear();
+  std::string item;
+  std::istringstream in(spec);
+  while (std::getline(in, item, ',')) {
+    std::string fmt = item;
+    if (const auto colon = item.find(':'); colon != std::string::npos) {
+      fmt = item.substr(0, colon);
+      if (item.substr(colon + 1) != "out=-")
+        throw std::invalid_argument(item + ": the only option is out=- (print to stdout)");
+      if (!c.to_stdout.empty()) throw std::invalid_argument("only one format can go to stdout");
+      c.to_stdout = fmt;
+    }
+    if (!known.count(fmt))
+      throw std::invalid_argument("unknown format \"" + fmt + "\" (json, md, html, junit, prom)");
+    c.formats.insert(fmt);
+  }
+  return c;
+}
+
+void write_report_files(const Report& r, const std::string& dir, const ReportChoice& choice, std::ostream* stdout_) {
   std::filesystem::create_directories(dir);
-  const auto files = report_files(r, dir);
+  std::vector<ReportFile> files;
+  for (auto& f : report_files(r, dir)) {
+    if (!f.format.empty() && !choice.formats.count(f.format)) continue;
+    if (!f.format.empty() && f.format == choice.to_stdout) {
+      if (stdout_) f.write(*stdout_);
+      continue;
+    }
+    files.push_back(std::move(f));
+  }
+  if (files.empty()) return;
   // report.json, the largest, is written by a thread of its own while this one writes the
   // others: the writers only read the report (nothing in reports/ keeps state), and at 4096
   // hosts writing them one after the other was a quarter of `gpuaccept judge`.

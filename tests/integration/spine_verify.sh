@@ -75,4 +75,14 @@ check "judge --criteria without --out: exit 2, DIR left alone" \
 check "judge --criteria --out NEW writes there" test -s "$GA_TMP/rejudged/report.json"
 "$GA_BIN" verify "$run" --criteria "$GA_TMP/contract.yaml" >"$GA_TMP/v5.log" 2>&1; v=$?
 check "verify --criteria CONTRACT judges the samples again: exit 0 or 1 ($v)" bash -c "[ $v -eq 0 ] || [ $v -eq 1 ]"
+# --report chooses the writers; md:out=- prints the Markdown to stdout (the summary to stderr).
+ga_mpirun 2 --suite quick --out "$GA_TMP/some" --report json,md:out=- >"$GA_TMP/some.out" 2>"$GA_TMP/some.err"; rc2=$?
+check "--report json,md:out=-: report.json, bad-hosts.txt and the manifest only ($(ls "$GA_TMP/some" | tr '\n' ' '))" \
+  test "$(ls "$GA_TMP/some" | tr '\n' ' ')" = "bad-hosts.txt manifest.json report.json samples.jsonl "
+check "  the Markdown report on stdout" bash -c "head -1 '$GA_TMP/some.out' | grep -q '^# gpuaccept: '"
+check "  the summary on stderr" grep -q "^gpuaccept: .* pass, " "$GA_TMP/some.err"
+"$GA_BIN" verify "$GA_TMP/some" >/dev/null 2>&1
+check "  and it verifies (exit $rc2)" [ $? -eq "$rc2" ]
+"$GA_BIN" run --report pdf >"$GA_TMP/pdf.err" 2>&1
+check "--report pdf: exit 2 naming the format" bash -c "[ $? -eq 2 ] && grep -q 'unknown format \"pdf\"' '$GA_TMP/pdf.err'"
 finish
