@@ -47,6 +47,9 @@ inline void esc(std::string& out, std::string_view s) { markup::append_escaped(o
 void append_topology(std::string& out, const Report& r, const VerdictIndex& index);
 inline std::string host_anchor(std::size_t i) { return "h-" + std::to_string(i); }
 
+// The plots (report_html_plots.cpp): each <svg data-plot="NAME"> drawn when its data exist.
+void append_plots(std::string& out, const Report& r, const VerdictIndex& index);
+
 // Above this many hosts the picture draws a compact grid plus the hosts that did not pass,
 // and pair verdicts become a table: 1024 hosts drawn in full, with their pair lines, would
 // be a picture no one can read and a file no browser opens quickly.

@@ -564,6 +564,7 @@ std::string report_to_html(const Report& r) {
   p.incomplete();
   p.failing();
   p.topology();
+  html::append_plots(p.out, r, p.ix);
   p.probes();
   p.hosts();
   p.run_info();

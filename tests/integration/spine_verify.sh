@@ -75,6 +75,21 @@ check "judge --criteria without --out: exit 2, DIR left alone" \
 check "judge --criteria --out NEW writes there" test -s "$GA_TMP/rejudged/report.json"
 "$GA_BIN" verify "$run" --criteria "$GA_TMP/contract.yaml" >"$GA_TMP/v5.log" 2>&1; v=$?
 check "verify --criteria CONTRACT judges the samples again: exit 0 or 1 ($v)" bash -c "[ $v -eq 0 ] || [ $v -eq 1 ]"
+# report.html's clock-offset plot (issue 14 item 3): drawn for the one host here, each mark's
+# data-place and data-value what report.json's clock.offset says there.
+ga_mpirun 2 --suite clock --out "$GA_TMP/clock" >/dev/null 2>&1
+html="$GA_TMP/clock/report.html"
+check "report.html has <svg data-plot=\"clock-offset\">" grep -q '<svg data-plot="clock-offset"' "$html"
+marks=$(grep -o '<g class="mark[^>]*data-place="[^"]*" data-value="[^"]*"' "$html" | sed -E 's/.*data-place="([^"]*)" data-value="([^"]*)"/\1 \2/')
+check "one mark per host with a clock.offset ($marks)" \
+  test "$(wc -l <<<"$marks")" = "$(jq '[.metrics[] | select(.metric=="clock.offset")] | length' "$GA_TMP/clock/report.json")"
+while read -r place value; do
+  want=$(jq -r --arg p "$place" '.metrics[] | select(.metric=="clock.offset" and .place==$p) | .value' "$GA_TMP/clock/report.json")
+  check "  the mark at $place is report.json's value ($value = $want)" awk -v a="$value" -v b="$want" 'BEGIN { exit !(a + 0 == b + 0 && b != "") }'
+done <<<"$marks"
+check "report.html fetches nothing (no http(s) src, href or url)" \
+  bash -c "! grep -Eq '(src|href)=\"https?://|url\\(https?:|@import' '$html'"
+
 # --report chooses the writers; md:out=- prints the Markdown to stdout (the summary to stderr).
 ga_mpirun 2 --suite quick --out "$GA_TMP/some" --report json,md:out=- >"$GA_TMP/some.out" 2>"$GA_TMP/some.err"; rc2=$?
 check "--report json,md:out=-: report.json, bad-hosts.txt and the manifest only ($(ls "$GA_TMP/some" | tr '\n' ' '))" \
