@@ -90,6 +90,28 @@ done <<<"$marks"
 check "report.html fetches nothing (no http(s) src, href or url)" \
   bash -c "! grep -Eq '(src|href)=\"https?://|url\\(https?:|@import' '$html'"
 
+# The collective-bandwidth plot: every out-of-place mpi-coll.busbw line is a mark with its value.
+cat >"$GA_TMP/mc.yaml" <<'YAML'
+schema_version: 1
+name: mc-small
+description: mpi-coll, small lines, for the collective-bandwidth plot
+probes:
+  - name: mpi-coll
+    params: {max_bytes: 65536, max_iters: 2}
+YAML
+ga_mpirun 2 --suite "$GA_TMP/mc.yaml" --out "$GA_TMP/mc" >/dev/null 2>&1
+html="$GA_TMP/mc/report.html"
+check "report.html has <svg data-plot=\"collective-bandwidth\" data-probe=\"mpi-coll\">" \
+  grep -q '<svg data-plot="collective-bandwidth" data-probe="mpi-coll"' "$html"
+grep -o '<circle class="mark"[^>]*>' "$html" |
+  sed -E 's/.*data-collective="([^"]*)" data-size="([^"]*)" data-value="([^"]*)".*/\1 \2 \3/' | sort >"$GA_TMP/marks.txt"
+jq -r '.metrics[] | select(.metric=="mpi-coll.busbw" and .params.in_place==false) | "\(.params.collective) \(.params.size) \(.value)"' \
+  "$GA_TMP/mc/report.json" | sort >"$GA_TMP/want.txt"
+check "one mark per out-of-place line ($(wc -l <"$GA_TMP/marks.txt") marks, $(wc -l <"$GA_TMP/want.txt") lines)" \
+  test "$(wc -l <"$GA_TMP/marks.txt")" -eq "$(wc -l <"$GA_TMP/want.txt")" -a -s "$GA_TMP/want.txt"
+check "each mark is report.json's line, size and value" \
+  bash -c "join -j1 <(awk '{print \$1\"/\"\$2+0, \$3+0}' '$GA_TMP/marks.txt' | sort) <(awk '{print \$1\"/\"\$2+0, \$3+0}' '$GA_TMP/want.txt' | sort) | awk '\$2 != \$3 {bad=1} END {exit bad}' && [ \$(join -j1 <(awk '{print \$1\"/\"\$2+0}' '$GA_TMP/marks.txt' | sort) <(awk '{print \$1\"/\"\$2+0}' '$GA_TMP/want.txt' | sort) | wc -l) -eq \$(wc -l <'$GA_TMP/want.txt') ]"
+
 # --report chooses the writers; md:out=- prints the Markdown to stdout (the summary to stderr).
 ga_mpirun 2 --suite quick --out "$GA_TMP/some" --report json,md:out=- >"$GA_TMP/some.out" 2>"$GA_TMP/some.err"; rc2=$?
 check "--report json,md:out=-: report.json, bad-hosts.txt and the manifest only ($(ls "$GA_TMP/some" | tr '\n' ' '))" \
