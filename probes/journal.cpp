@@ -10,6 +10,9 @@
 #include <thread>
 #include <type_traits>
 #include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
 
 #include "base/file_io.hpp"
 #include "topology/topology.hpp"
@@ -180,6 +183,7 @@ struct ParsedLine {
   nlohmann::json record;
   std::string parse_error;  // not JSON
   std::string error;        // JSON, but not a good sample
+  std::size_t hash = 0;     // of a sample's line, for OrderCheck's duplicates
 };
 
 // A sample line read straight into a Sample by nlohmann's SAX interface, without a DOM of the
@@ -360,8 +364,173 @@ unsigned reader_threads() {
 
 }  // namespace
 
+namespace {
+
+std::string string_field(const nlohmann::json& r, const char* key) {
+  auto it = r.find(key);
+  return it != r.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+bool same_sample(const Sample& a, const Sample& b) {
+  return a.iter == b.iter && a.rank == b.rank && a.value == b.value && a.place == b.place && a.metric == b.metric &&
+         a.probe == b.probe && a.text == b.text && a.unit == b.unit && a.params == b.params;
+}
+
+// The order rank 0 writes in (app/run_loop.cpp): run_start; a topology record per host; the
+// run-start readings (samples, no probe open); per suite entry probe_begin, its samples and
+// one outcome per rank, probe_end; the run-end readings (samples, no probe open); run_end.
+// Only `signal` and `incomplete` records come from other processes (survivors of a signal,
+// the watchdog, the deputy), at any time after run_start, after run_end too (a rank lost in
+// MPI_Finalize), so they are not checked here. A journal that departs from this order was
+// concatenated, edited or corrupted, and judging it would count a measurement twice or put
+// samples under a probe that did not take them: it is refused, naming the line.
+class OrderCheck {
+ public:
+  explicit OrderCheck(const std::string& name) : name_(name) {}
+
+  // Before read_record, for every record but a sample. A record whose fields are not of the
+  // writer's types is left to read_record, whose errors name them.
+  void record(const nlohmann::json& r, int line, const std::vector<Sample>& samples) {
+    const std::string type = string_field(r, "type");
+    if (type.empty() || type == "signal" || type == "incomplete") return;
+    if (type == "run_start") {
+      if (run_start_) fail(line, "a second run_start (the first is line " + std::to_string(run_start_) +
+                                     "): two journals in one file");
+      run_start_ = line;
+      return;
+    }
+    if (!run_start_) fail(line, type + " before any run_start: not a gpuaccept journal, or not its start");
+    if (run_end_) fail(line, type + " after run_end (line " + std::to_string(run_end_) + ")");
+    const std::string probe = string_field(r, "probe");
+    if (type == "topology") {
+      const auto [it, first] = topology_hosts_.emplace(string_field(r, "host"), line);
+      if (!first)
+        fail(line, "a second topology record for host \"" + it->first + "\" (the first is line " +
+                       std::to_string(it->second) + ")");
+    } else if (type == "probe_begin") {
+      if (probe.empty()) return;
+      if (!open_.empty()) fail(line, "probe_begin of \"" + probe + "\" while probe \"" + open_ + "\" (begun line " +
+                                         std::to_string(open_line_) + ") has not ended");
+      end_segment(samples);
+      if (between_line_)
+        fail(between_line_, "sample of probe \"" + between_probe_ + "\" between the probe_end of \"" + last_end_ +
+                                "\" (line " + std::to_string(last_end_line_) + ") and the probe_begin of \"" + probe +
+                                "\" (line " + std::to_string(line) + "): outside its probe's begin and end");
+      open_ = probe;
+      open_line_ = line;
+      outcome_lines_.clear();
+    } else if (type == "outcome" || type == "probe_end") {
+      if (probe.empty()) return;
+      if (open_ != probe) {
+        if (!open_.empty())
+          fail(line, type + " for probe \"" + probe + "\" while probe \"" + open_ + "\" (begun line " +
+                         std::to_string(open_line_) + ") is open");
+        auto e = ended_.find(probe);
+        if (e == ended_.end()) return;  // read_record: "before its probe_begin"
+        fail(line, type + " for probe \"" + probe + "\" after its probe_end (line " + std::to_string(e->second) + ")");
+      }
+      if (type == "outcome") {
+        auto rk = r.find("rank");
+        if (rk == r.end() || !rk->is_number_integer()) return;
+        const auto [it, first] = outcome_lines_.emplace(rk->get<long long>(), line);
+        if (!first)
+          fail(line, "a second outcome for rank " + std::to_string(it->first) + " of probe \"" + probe +
+                         "\" (the first is line " + std::to_string(it->second) + ")");
+        return;
+      }
+      end_segment(samples);
+      ended_[probe] = line;
+      last_end_ = probe;
+      last_end_line_ = line;
+      open_.clear();
+    } else if (type == "run_end") {
+      if (!open_.empty())
+        fail(line, "run_end while probe \"" + open_ + "\" (begun line " + std::to_string(open_line_) +
+                       ") has not ended");
+      end_segment(samples);
+      run_end_ = line;
+    }
+  }
+
+  // For a sample, once it is samples[index]; `hash` is of its line's text.
+  void sample(const Sample& s, std::size_t hash, std::size_t index, int line) {
+    if (!run_start_) fail(line, "sample before any run_start: not a gpuaccept journal, or not its start");
+    if (run_end_) fail(line, "sample after run_end (line " + std::to_string(run_end_) + ")");
+    if (!open_.empty()) {
+      if (s.probe != open_)
+        fail(line, "sample of probe \"" + s.probe + "\" inside probe \"" + open_ + "\" (begun line " +
+                       std::to_string(open_line_) + ")");
+    } else if (last_end_line_ && !between_line_) {
+      // Legitimate if it is a run-end reading, that is if no probe_begin follows.
+      between_line_ = line;
+      between_probe_ = s.probe;
+    }
+    seen_.push_back({hash, line, static_cast<std::uint32_t>(index)});
+  }
+
+  // At the end of the file: a killed run ends inside a probe.
+  void finish(const std::vector<Sample>& samples) {
+    end_segment(samples);
+    std::vector<Seen>().swap(seen_);
+  }
+
+ private:
+  [[noreturn]] void fail(int line, const std::string& what) const { throw JournalError(name_, line, what); }
+
+  // Duplicates are looked for within a stretch between two of rank 0's probe_begin/probe_end/
+  // run_end records: one probe's samples (or the run-bound readings). Two entries of the same
+  // probe with the same parameters in a suite give equal samples legitimately, in two
+  // stretches; within one, every sample of a rank has its own place, metric, params or iter.
+  // Lines are hashed by the reader's threads; equal hashes are confirmed on the samples, so a
+  // hash collision is not taken for a duplicate. Sorting 16-byte entries at the end of a
+  // stretch keeps the peak small next to a hash set's nodes (a p2p stretch at 4096 hosts has
+  // hundreds of thousands of samples).
+  void end_segment(const std::vector<Sample>& samples) {
+    if (seen_.size() > 1) {
+      std::sort(seen_.begin(), seen_.end(),
+                [](const Seen& a, const Seen& b) { return a.hash != b.hash ? a.hash < b.hash : a.line < b.line; });
+      int dup = 0, of = 0;  // the earliest line that repeats one before it, and that one
+      for (std::size_t i = 0; i < seen_.size();) {
+        std::size_t j = i + 1;
+        while (j < seen_.size() && seen_[j].hash == seen_[i].hash) ++j;
+        for (std::size_t b = i + 1; b < j; ++b)
+          for (std::size_t a = i; a < b; ++a)
+            if ((!dup || seen_[b].line < dup) && same_sample(samples[seen_[a].sample], samples[seen_[b].sample])) {
+              dup = seen_[b].line;
+              of = seen_[a].line;
+              break;
+            }
+        i = j;
+      }
+      if (dup) fail(dup, "duplicate of line " + std::to_string(of) + " (the same sample twice)");
+    }
+    seen_.clear();
+  }
+
+  struct Seen {
+    std::size_t hash;
+    int line;
+    std::uint32_t sample;  // index in JournalData::samples
+  };
+  const std::string& name_;
+  int run_start_ = 0, run_end_ = 0;
+  std::string open_;  // the probe between its probe_begin and probe_end, "" when none
+  int open_line_ = 0;
+  std::map<std::string, int> ended_;  // probe -> line of its latest probe_end
+  std::string last_end_;
+  int last_end_line_ = 0;
+  std::map<long long, int> outcome_lines_;  // rank -> line, in the open probe
+  std::map<std::string, int> topology_hosts_;
+  std::string between_probe_;  // the first sample with no probe open after a probe_end
+  int between_line_ = 0;
+  std::vector<Seen> seen_;
+};
+
+}  // namespace
+
 JournalData parse_journal(std::istream& in, const std::string& name) {
   JournalData d;
+  OrderCheck order(name);
   const unsigned threads = reader_threads();
   std::vector<ParamsPool> pools(threads);  // one per thread, so that parsing takes no lock
   ParamsPool params;                       // the samples' few distinct params, each held once
@@ -384,7 +553,10 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
     const bool batch_has_last = !have;
     auto work = [&](unsigned t) {
       for (std::size_t i = t; i < n; i += threads)
-        if (!lines[i].empty()) parse_line(lines[i], parsed[i], pools[t]);
+        if (!lines[i].empty()) {
+          parse_line(lines[i], parsed[i], pools[t]);
+          if (parsed[i].is_sample) parsed[i].hash = std::hash<std::string>{}(lines[i]);
+        }
     };
     if (threads == 1 || n < 256) {
       work(0);
@@ -409,8 +581,10 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
         // Each thread interned into its own pool; one pool over all makes equal params one object.
         pl.sample.params = params.intern(pl.sample.params);
         d.samples.push_back(std::move(pl.sample));
+        order.sample(d.samples.back(), pl.hash, d.samples.size() - 1, pl.lineno);
         continue;
       }
+      order.record(pl.record, pl.lineno, d.samples);
       read_record(d, std::move(pl.record), name, pl.lineno);
     }
     // The threads' pools only spare them making equal params twice within a batch: emptied, so
@@ -419,6 +593,7 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
     for (auto& p : pools) p = ParamsPool{};
   }
   if (d.run_start.empty()) throw JournalError(name, 1, "no run_start record: not a gpuaccept journal");
+  order.finish(d.samples);
   return d;
 }
 

@@ -1,8 +1,11 @@
 // Format detection from content, and the file/text entry points that dispatch to a loader.
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <string_view>
 
 #include "base/text.hpp"
 #include "topology/loaders_internal.hpp"
@@ -41,11 +44,82 @@ bool starts_like_xml(const std::string& s) {
   return false;
 }
 
+bool starts_with_ci(const std::string& s, std::size_t i, std::string_view word) {
+  if (s.size() - i < word.size()) return false;
+  for (std::size_t k = 0; k < word.size(); ++k)
+    if (std::toupper(static_cast<unsigned char>(s[i + k])) != word[k]) return false;
+  return true;
+}
+
 }  // namespace
+
+namespace detail {
+
+// Not an XML parser, on purpose: the parsers are hwloc's (libxml2) and pugixml, and what they
+// must not be given is found by bytes. Outside comments and CDATA sections, "<!" opens a
+// markup declaration and nothing else ('<' cannot appear in attribute values or text), so a
+// scan for "<!DOCTYPE" and "<!ENTITY" that skips comments (they end at the first "-->", as
+// for the parsers) and CDATA finds every one. A DOCTYPE is where entities are declared: an
+// external one reads a file, nested ones expand exponentially ("billion laughs"), and one
+// without a system id crashed hwloc's libxml2 import (it compares the DTD's SystemID with
+// "hwloc.dtd", unchecked for NULL). hwloc writes one DOCTYPE of its own, kept: no internal
+// subset, and hwloc asks libxml2 for no DTD loading, so it declares nothing. The byte scan is
+// only sound on an ASCII-compatible text, hence NUL bytes (UTF-16) and other declared
+// encodings (UTF-7 would spell "<!" differently) are refused as well.
+void reject_unsafe_xml(const std::string& content, const std::string& name, bool hwloc_dtd_allowed) {
+  if (auto z = content.find('\0'); z != std::string::npos)
+    throw TopologyError(name, base::line_of_offset(content, z),
+                        "NUL byte not accepted in an XML topology (UTF-16 or binary content)");
+  std::size_t i = content.find('<');
+  if (i != std::string::npos && content.compare(i, 5, "<?xml") == 0) {
+    const auto e = content.find("?>", i);
+    static const std::regex enc(R"(\sencoding\s*=\s*["']([^"']*)["'])");
+    static const std::regex ascii_compatible(R"(utf-8|us-ascii|ascii|iso-8859-[0-9]+|latin1)", std::regex::icase);
+    std::smatch m;
+    const std::string decl = content.substr(i, e == std::string::npos ? std::string::npos : e - i);
+    if (std::regex_search(decl, m, enc) && !std::regex_match(m[1].str(), ascii_compatible))
+      throw TopologyError(name, base::line_of_offset(content, i),
+                          "XML encoding \"" + m[1].str() + "\" not accepted: UTF-8 or another ASCII-compatible one");
+  }
+  static const std::regex hwloc_doctype(R"(<!DOCTYPE\s+topology\s+SYSTEM\s+"hwloc2?\.dtd"\s*>)");
+  for (; i != std::string::npos; i = content.find('<', i)) {
+    auto skip_to = [&](const char* end, std::size_t from) {
+      const auto e = content.find(end, from);
+      return e == std::string::npos ? e : e + std::strlen(end);
+    };
+    if (content.compare(i, 4, "<!--") == 0) {
+      i = skip_to("-->", i + 4);
+    } else if (content.compare(i, 9, "<![CDATA[") == 0) {
+      i = skip_to("]]>", i + 9);
+    } else if (starts_with_ci(content, i, "<!DOCTYPE")) {
+      const auto e = content.find('>', i);
+      const std::string decl = content.substr(i, e == std::string::npos ? std::string::npos : e - i + 1);
+      if (!hwloc_dtd_allowed || !std::regex_match(decl, hwloc_doctype))
+        throw TopologyError(name, base::line_of_offset(content, i),
+                            std::string("DOCTYPE not accepted: ") +
+                                (hwloc_dtd_allowed ? "only hwloc's own <!DOCTYPE topology SYSTEM \"hwloc2.dtd\"> (or \"hwloc.dtd\"), "
+                                                     "without an internal subset, is read"
+                                                   : "an NCCL topology has none") +
+                                "; a document type declaration can declare entities the XML parser would expand "
+                                "(external files, exponential growth)");
+      i = e == std::string::npos ? e : e + 1;
+    } else if (starts_with_ci(content, i, "<!ENTITY")) {
+      throw TopologyError(name, base::line_of_offset(content, i),
+                          "ENTITY declaration not accepted: entities can read external files or expand exponentially");
+    } else {
+      ++i;
+    }
+  }
+}
+
+}  // namespace detail
 
 Format detect_format(const std::string& content, const std::string& name) {
   if (starts_like_xml(content)) {
     auto root = first_xml_element(content);
+    // Before any loader's parser sees the text (and before a root-level complaint, so that a
+    // DOCTYPE is named as such); the loaders check again for their own format.
+    detail::reject_unsafe_xml(content, name, !root || root->first == "topology");
     if (!root) throw TopologyError(name, 0, "XML without a root element");
     int line = base::line_of_offset(content, root->second);
     if (root->first == "topology") return Format::hwloc_xml;

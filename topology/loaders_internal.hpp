@@ -7,6 +7,13 @@
 
 namespace ga::topo::detail {
 
+// Refuses XML that the parsers behind the loaders must not see (throws TopologyError naming the
+// line): any document type declaration but the one hwloc itself writes (`<!DOCTYPE topology
+// SYSTEM "hwloc.dtd">` or "hwloc2.dtd", no internal subset; NCCL writes none, so
+// hwloc_dtd_allowed=false there), any entity declaration, NUL bytes, a declared encoding that
+// is not ASCII-compatible. detect_format calls it, and each XML loader again before its parser.
+void reject_unsafe_xml(const std::string& content, const std::string& name, bool hwloc_dtd_allowed);
+
 HostTopology load_hwloc_xml(const std::string& content, const std::string& name, const std::string& hostname);
 HostTopology load_nccl_xml(const std::string& content, const std::string& name, const std::string& hostname);
 HostTopology load_nvidia_smi(const std::string& content, const std::string& name, const std::string& hostname);

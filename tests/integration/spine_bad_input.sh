@@ -66,4 +66,28 @@ ga_mpirun 2 run --suite quick --out "$GA_TMP/r4" >/dev/null 2>&1
 "$GA_BIN" judge "$GA_TMP/r4" --criteria "$GA_TMP/undeclared.yaml" --out "$GA_TMP/r4j" >"$GA_TMP/o" 2>&1
 check "judge --criteria on an undeclared metric: exit 2 naming line 7" \
   bash -c '[ $0 -eq 2 ] && grep -q "undeclared.yaml:7:" "$1"' $? "$GA_TMP/o"
+# Hostile XML (issue 14 item 8): a DOCTYPE declaring entities crashed hwloc's libxml2 import
+# with SIGSEGV; it is refused before hwloc sees it, naming the file and the DOCTYPE's line.
+hw=$GA_FIXTURES/hwloc/nvidia-dgx2h-16xV100-nvswitch.hwloc-v2.xml
+{ head -1 "$hw"; printf '<!DOCTYPE topology [\n<!ENTITY lol "lol">\n<!ENTITY lol1 "&lol;&lol;&lol;&lol;">\n]>\n'; tail -n +3 "$hw"; } >"$GA_TMP/doctype.xml"
+"$GA_BIN" topo --input "$hw" >/dev/null 2>&1; check "the recorded file itself loads (hwloc's own DOCTYPE)" [ $? -eq 0 ]
+"$GA_BIN" topo --input "$GA_TMP/doctype.xml" >"$GA_TMP/o" 2>&1
+check "topo --input with an entity-declaring DOCTYPE: exit 2, no crash (got $?)" [ $? -eq 2 ]
+check "the message names the file, line 2 and the DOCTYPE" grep -q "doctype.xml:2: DOCTYPE not accepted" "$GA_TMP/o"
+ga_mpirun 1 run --suite quick --expect-topology "$GA_TMP/doctype.xml" --out "$GA_TMP/r5" >"$GA_TMP/o" 2>&1
+check "run --expect-topology with it: exit 2" [ $? -eq 2 ]
+check "naming the file, line 2 and the DOCTYPE" grep -q "doctype.xml:2: DOCTYPE not accepted" "$GA_TMP/o"
+
+# A journal whose lines were duplicated judged PASS without a word: it is refused, naming the line.
+"$GA_BIN" judge "$GA_TMP/r4" >"$GA_TMP/o" 2>&1; check "the run's own journal is judged (not exit 2)" [ $? -ne 2 ]
+n=$(grep -n '"type":"sample"' "$GA_TMP/r4/samples.jsonl" | sed -n 5p | cut -d: -f1)
+cp -r "$GA_TMP/r4" "$GA_TMP/r4dup"
+sed -i "${n}p" "$GA_TMP/r4dup/samples.jsonl"  # sample line $n twice
+"$GA_BIN" judge "$GA_TMP/r4dup" >"$GA_TMP/o" 2>&1; check "a sample line repeated: judge exits 2" [ $? -eq 2 ]
+check "naming the repeat and the line it repeats" grep -q "samples.jsonl:$((n + 1)): duplicate of line $n" "$GA_TMP/o"
+cp -r "$GA_TMP/r4" "$GA_TMP/r4cat"
+total=$(wc -l <"$GA_TMP/r4/samples.jsonl")
+cat "$GA_TMP/r4/samples.jsonl" "$GA_TMP/r4/samples.jsonl" >"$GA_TMP/r4cat/samples.jsonl"
+"$GA_BIN" judge "$GA_TMP/r4cat" >"$GA_TMP/o" 2>&1; check "the journal twice in one file: judge exits 2" [ $? -eq 2 ]
+check "naming its second run_start" grep -q "samples.jsonl:$((total + 1)): a second run_start (the first is line 1)" "$GA_TMP/o"
 finish

@@ -1,11 +1,13 @@
 // The journal reader: sample lines are read without a DOM (probes/journal.cpp SampleSax), in
 // batches by several threads. What it gives must be what sample_from_json gives for each
 // line, its errors must name the same lines, and order must survive the batches.
+#include <functional>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "probes/journal.hpp"
+#include "topology/topology.hpp"
 
 namespace ga {
 namespace {
@@ -125,7 +127,8 @@ TEST(JournalRead, OrderSurvivesBatchesAndThreads) {
 
 TEST(JournalRead, AnErrorInALaterBatchNamesItsLine) {
   std::vector<std::string> lines;
-  for (int i = 0; i < 20000; ++i) lines.push_back(R"({"metric":"m.a","place":"n1","type":"sample","value":1})");
+  for (int i = 0; i < 20000; ++i)
+    lines.push_back(R"({"iter":)" + std::to_string(i) + R"(,"metric":"m.a","place":"n1","type":"sample","value":1})");
   lines.push_back(R"({"type":"outcome","probe":"nope","rank":0,"host":"n1","status":"ok"})");
   lines.push_back(R"({"type":"run_end","time":"t"})");
   try {
@@ -135,6 +138,126 @@ TEST(JournalRead, AnErrorInALaterBatchNamesItsLine) {
     EXPECT_EQ(e.line, 20002);
     EXPECT_NE(std::string(e.what()).find("before its probe_begin"), std::string::npos) << e.what();
   }
+}
+
+// Issue 14 item 8: a journal is read in the order rank 0 writes it (probes/journal.cpp
+// OrderCheck). A run of that order, with what legitimately repeats in it: two suite entries of
+// one probe with equal samples, the same run-bound reading at start and end, and `signal` and
+// `incomplete` records after run_end (a rank lost in MPI_Finalize).
+std::vector<std::string> well_ordered_run() {
+  const std::string topo = R"({"type":"topology","host":"n1","topology":)" +
+                           topo::to_json(topo::HostTopology{}).dump() + "}";
+  const std::string reading = R"({"metric":"rdma.rx","place":"n1","probe":"rdma","rank":0,"type":"sample","value":1})";
+  return {
+      topo,                                                                                        // 2
+      reading,                                                                                     // 3
+      R"({"type":"probe_begin","probe":"m","time":"t","deadline_s":5})",                           // 4
+      R"({"metric":"m.a","place":"n1","probe":"m","rank":0,"type":"sample","value":1})",           // 5
+      R"({"metric":"m.a","place":"n1","probe":"m","rank":1,"type":"sample","value":1})",           // 6
+      R"({"type":"outcome","probe":"m","rank":0,"host":"n1","status":"ok","reason":""})",          // 7
+      R"({"type":"outcome","probe":"m","rank":1,"host":"n1","status":"ok","reason":""})",          // 8
+      R"({"type":"probe_end","probe":"m","time":"t","elapsed_s":1})",                              // 9
+      R"({"type":"probe_begin","probe":"m","time":"t","deadline_s":5})",                           // 10
+      R"({"metric":"m.a","place":"n1","probe":"m","rank":0,"type":"sample","value":1})",           // 11
+      R"({"type":"outcome","probe":"m","rank":0,"host":"n1","status":"ok","reason":""})",          // 12
+      R"({"type":"probe_end","probe":"m","time":"t","elapsed_s":1})",                              // 13
+      reading,                                                                                     // 14
+      R"({"type":"run_end","time":"t"})",                                                          // 15
+      R"({"type":"signal","rank":1,"host":"n1","signal":"SIGTERM","probe":"MPI_Finalize","time":"t"})",  // 16
+      R"({"type":"incomplete","probe":"shutdown","reason":"r","missing_ranks":[],"waiting_ranks":[],"detected_by":1})",
+  };
+}
+
+void expect_refused(const std::string& text, int line, const std::string& says, const std::string& label) {
+  try {
+    parse(text);
+    ADD_FAILURE() << label << ": read without an error";
+  } catch (const JournalError& e) {
+    EXPECT_EQ(e.line, line) << label << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find("j.jsonl:" + std::to_string(line) + ": " + says), std::string::npos)
+        << label << ": " << e.what();
+  }
+}
+
+TEST(JournalOrder, AWellOrderedRunIsRead) {
+  const JournalData d = parse(journal_of(well_ordered_run()));
+  EXPECT_EQ(d.samples.size(), 5u);
+  ASSERT_EQ(d.probes.size(), 2u);
+  EXPECT_TRUE(d.probes[1].ended);
+  EXPECT_EQ(d.signals.size(), 1u);
+  EXPECT_EQ(d.incomplete.size(), 1u);
+  // A killed run ends inside a probe, without probe_end or run_end: read as it is.
+  auto killed = well_ordered_run();
+  killed.resize(11);  // up to line 12, the second entry's first outcome
+  EXPECT_EQ(parse(journal_of(killed)).probes.size(), 2u);
+}
+
+TEST(JournalOrder, AJournalTwiceInOneFileIsRefusedAtItsSecondRunStart) {
+  const std::string once = journal_of(well_ordered_run());
+  expect_refused(once + once, 18, "a second run_start (the first is line 1)", "cat j j");
+}
+
+TEST(JournalOrder, ASampleLineRepeatedIsRefusedNamingBothLines) {
+  auto run = well_ordered_run();
+  const std::string line5 = run[3];
+  run.insert(run.begin() + 5, line5);  // line 5 again, as line 7
+  expect_refused(journal_of(run), 7, "duplicate of line 5", "one sample line twice");
+  // Far apart, across the reader's batches (16384 lines) and threads.
+  std::vector<std::string> many = {R"({"type":"probe_begin","probe":"m","time":"t","deadline_s":5})"};
+  for (int i = 0; i < 40000; ++i)
+    many.push_back(R"({"iter":)" + std::to_string(i) + R"(,"metric":"m.a","place":"n1","probe":"m","rank":0,"type":"sample","value":1})");
+  const std::string line125 = many[123];
+  many.insert(many.begin() + 30000, line125);  // line 125 repeated as line 30002
+  expect_refused(journal_of(many), 30002, "duplicate of line 125", "far apart");
+  // A different value is not a duplicate, however alike the rest.
+  many.erase(many.begin() + 30000);
+  many.push_back(R"({"iter":123,"metric":"m.a","place":"n1","probe":"m","rank":0,"type":"sample","value":2})");
+  EXPECT_EQ(parse(journal_of(many)).samples.size(), 40001u);
+}
+
+TEST(JournalOrder, RecordsOutOfTheWritersOrderAreRefusedNamingTheirLine) {
+  struct Case {
+    const char* label;
+    std::function<void(std::vector<std::string>&)> edit;  // of well_ordered_run(), whose [i] is line i + 2
+    int line;
+    std::string says;
+  };
+  const std::string sample_m = R"({"metric":"m.b","place":"n1","probe":"m","rank":0,"type":"sample","value":3})";
+  const std::vector<Case> cases = {
+      {"a sample after run_end", [&](auto& v) { v.push_back(sample_m); }, 18, "sample after run_end (line 15)"},
+      {"a probe_begin after run_end", [&](auto& v) { v.push_back(std::string(v[2])); }, 18, "probe_begin after run_end (line 15)"},
+      {"a second run_end", [&](auto& v) { v.push_back(std::string(v[13])); }, 18, "run_end after run_end (line 15)"},
+      {"a probe_end of a probe never begun",
+       [&](auto& v) { v.insert(v.begin() + 8, R"({"type":"probe_end","probe":"x","time":"t","elapsed_s":1})"); }, 10,
+       "probe_end for \"x\" before its probe_begin"},
+      {"the second entry's probe_end without its probe_begin", [&](auto& v) { v.erase(v.begin() + 8, v.begin() + 11); },
+       10, "probe_end for probe \"m\" after its probe_end (line 9)"},
+      {"a probe_end twice", [&](auto& v) { v.insert(v.begin() + 8, std::string(v[7])); }, 10,
+       "probe_end for probe \"m\" after its probe_end (line 9)"},
+      {"an outcome after its probe_end", [&](auto& v) { v.insert(v.begin() + 8, std::string(v[5])); }, 10,
+       "outcome for probe \"m\" after its probe_end (line 9)"},
+      {"an outcome twice", [&](auto& v) { v.insert(v.begin() + 6, std::string(v[5])); }, 8,
+       "a second outcome for rank 0 of probe \"m\" (the first is line 7)"},
+      {"a probe_begin inside another probe", [&](auto& v) { v.insert(v.begin() + 4, std::string(v[2])); }, 6,
+       "probe_begin of \"m\" while probe \"m\" (begun line 4) has not ended"},
+      {"a sample of another probe inside a probe",
+       [&](auto& v) { v.insert(v.begin() + 4, R"({"metric":"x.a","place":"n1","probe":"x","rank":0,"type":"sample","value":1})"); },
+       6, "sample of probe \"x\" inside probe \"m\" (begun line 4)"},
+      {"a sample between two probes", [&](auto& v) { v.insert(v.begin() + 8, sample_m); }, 10,
+       "sample of probe \"m\" between the probe_end of \"m\" (line 9) and the probe_begin of \"m\" (line 11)"},
+      {"a run_end inside a probe", [&](auto& v) { v.erase(v.begin() + 11, v.begin() + 13); }, 13,
+       "run_end while probe \"m\" (begun line 10) has not ended"},
+      {"a second topology record for a host", [&](auto& v) { v.insert(v.begin() + 1, std::string(v[0])); }, 3,
+       "a second topology record for host \"n1\" (the first is line 2)"},
+  };
+  for (const auto& c : cases) {
+    auto run = well_ordered_run();
+    c.edit(run);
+    expect_refused(journal_of(run), c.line, c.says, c.label);
+  }
+  // Without run_start at all, as before: not a gpuaccept journal.
+  auto no_start = well_ordered_run();
+  expect_refused(journal_of(no_start).substr(std::string(kStart).size() + 1), 1, "topology before any run_start", "no run_start");
 }
 
 }  // namespace
