@@ -3,13 +3,16 @@
 // data-value (the metric's value as report.json has it), so a test can hold them to it.
 // Today: clock-offset (each host's offset from the cluster median with its uncertainty, and
 // the criterion's bound) and collective-bandwidth (busbw against size per collective, mpi-coll
-// and nccl, with the theoretical busbw).
+// and nccl, with the theoretical busbw), pair-latency and pair-bandwidth (the p2p matrices as
+// heatmaps, places that did not pass outlined).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
 
+#include "base/natural_order.hpp"
 #include "base/quantity.hpp"
 #include "reports/html_internal.hpp"
 #include "topology/place.hpp"
@@ -185,11 +188,108 @@ void collective_bandwidth(std::string& out, const Report& r) {
   if (section_open) out += "</section>\n";
 }
 
+// The p2p pair matrix as a heatmap: sending host down, receiving host across, each cell the
+// pair's best measurement (latency p50 at the smallest size, bandwidth at the largest, over
+// the first pass and the re-tests), shaded against the median cell; cells and host labels of a
+// place whose verdict did not pass are outlined. Above kDrawAllHostsUpTo hosts only the hosts
+// with a verdict that did not pass and their partners are drawn (the rows that matter).
+void pair_heatmap(std::string& out, const Report& r, const VerdictIndex& index, const std::string& metric,
+                  const std::string& name, bool lower_is_better) {
+  struct Cell {
+    double value;
+    std::string place;
+  };
+  std::map<std::pair<std::string, std::string>, Cell> cells;
+  std::optional<double> chosen_size;
+  for (const auto& m : r.judgement->metrics) {  // the size: smallest for latency, largest for bandwidth
+    if (m.metric != metric || !m.value || !m.params.contains("size") || !m.params["size"].is_number()) continue;
+    if (m.params.contains("path") && m.params["path"].is_string() && m.params["path"].get<std::string>() == "intra") continue;
+    const double sz = m.params["size"].get<double>();
+    if (!chosen_size || (lower_is_better ? sz < *chosen_size : sz > *chosen_size)) chosen_size = sz;
+  }
+  if (!chosen_size) return;
+  for (const auto& m : r.judgement->metrics) {
+    if (m.metric != metric || !m.value || !m.params.contains("size") || m.params["size"].get<double>() != *chosen_size) continue;
+    if (!m.params.contains("direction") || !m.params["direction"].is_string()) continue;
+    if (m.params.contains("path") && m.params["path"].is_string() && m.params["path"].get<std::string>() == "intra") continue;
+    const std::string dir = m.params["direction"].get<std::string>();
+    const auto arrow = dir.find("->");
+    if (arrow == std::string::npos) continue;
+    const auto key = std::pair{dir.substr(0, arrow), dir.substr(arrow + 2)};
+    auto [it, fresh] = cells.try_emplace(key, Cell{*m.value, m.place});
+    if (!fresh && (lower_is_better ? *m.value < it->second.value : *m.value > it->second.value)) it->second.value = *m.value;
+  }
+  if (cells.empty()) return;
+  std::set<std::string> all, bad;
+  for (const auto& [k, c] : cells) all.insert(k.first), all.insert(k.second);
+  auto is_bad = [&](const std::string& place) { return tone(index.place(place)) == Tone::fail || tone(index.place(place)) == Tone::warn; };
+  for (const auto& [k, c] : cells) {
+    if (is_bad(c.place)) bad.insert(k.first), bad.insert(k.second);
+    for (const auto& e : {k.first, k.second})
+      if (is_bad(e)) bad.insert(e);
+  }
+  std::vector<std::string> hosts;
+  const bool fold = all.size() > kDrawAllHostsUpTo;
+  for (const auto& h : all)
+    if (!fold || bad.count(h)) hosts.push_back(h);
+  std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) { return natural_less(a, b); });
+  if (hosts.empty()) return;
+  std::vector<double> vals;
+  for (const auto& [k, c] : cells) vals.push_back(c.value);
+  std::nth_element(vals.begin(), vals.begin() + static_cast<long>(vals.size() / 2), vals.end());
+  const double median = vals[vals.size() / 2];
+  const int cell = hosts.size() > 32 ? 10 : 18, left = 120, top = 110;
+  const int size = cell * static_cast<int>(hosts.size());
+  out += "<h3>";
+  esc(out, name == "pair-latency" ? "Pair latency (p50), sender down, receiver across"
+                                  : "Pair bandwidth, sender down, receiver across");
+  out += "</h3>";
+  if (fold) out += "<p>" + std::to_string(all.size()) + " hosts: only those with a verdict that did not pass are drawn.</p>";
+  out += "<svg data-plot=\"" + name + "\" class=\"plot\" viewBox=\"0 0 " + std::to_string(left + size + 20) + " " +
+         std::to_string(top + size + 20) + "\" width=\"" + std::to_string(left + size + 20) + "\" height=\"" +
+         std::to_string(top + size + 20) + "\" role=\"img\">";
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    const std::string cls = bad.count(hosts[i]) && is_bad(hosts[i]) ? " class=\"miss\"" : "";
+    out += "<text" + cls + " x=\"" + std::to_string(left - 4) + "\" y=\"" + std::to_string(top + cell * static_cast<int>(i) + cell - 4) +
+           "\" text-anchor=\"end\" font-size=\"11\">";
+    esc(out, hosts[i]);
+    out += "</text><text" + cls + " font-size=\"11\" transform=\"translate(" + std::to_string(left + cell * static_cast<int>(i) + cell - 4) +
+           "," + std::to_string(top - 4) + ") rotate(-60)\">";
+    esc(out, hosts[i]);
+    out += "</text>";
+  }
+  for (std::size_t i = 0; i < hosts.size(); ++i)
+    for (std::size_t j = 0; j < hosts.size(); ++j) {
+      auto it = cells.find({hosts[i], hosts[j]});
+      if (it == cells.end()) continue;
+      // 1 = as good as the median, 0 = 4x worse or more: white to red.
+      const double worse = lower_is_better ? it->second.value / median : median / it->second.value;
+      const double t = std::clamp((worse - 1) / 3, 0.0, 1.0);
+      char fill[16];
+      std::snprintf(fill, sizeof fill, "#%02x%02x%02x", 255, static_cast<int>(255 - 200 * t), static_cast<int>(255 - 200 * t));
+      out += "<rect class=\"mark\" x=\"" + std::to_string(left + cell * static_cast<int>(j)) + "\" y=\"" +
+             std::to_string(top + cell * static_cast<int>(i)) + "\" width=\"" + std::to_string(cell - 1) + "\" height=\"" +
+             std::to_string(cell - 1) + "\" fill=\"" + fill + "\"" +
+             (is_bad(it->second.place) ? " stroke=\"#cf222e\" stroke-width=\"2\"" : " stroke=\"#d0d7de\"") + " data-place=\"";
+      esc(out, it->second.place);
+      out += "\" data-direction=\"";
+      esc(out, hosts[i] + "->" + hosts[j]);
+      out += "\" data-value=\"" + json_num(it->second.value) + "\"><title>";
+      esc(out, hosts[i] + " -> " + hosts[j] + ": " + base::format_quantity(it->second.value, lower_is_better ? "s" : "B/s"));
+      out += "</title></rect>";
+    }
+  out += "</svg>";
+}
+
 }  // namespace
 
 void append_plots(std::string& out, const Report& r, const VerdictIndex& index) {
   clock_offset(out, r, index);
   collective_bandwidth(out, r);
+  std::string pairs;
+  pair_heatmap(pairs, r, index, "p2p.latency_p50", "pair-latency", true);
+  pair_heatmap(pairs, r, index, "p2p.bw", "pair-bandwidth", false);
+  if (!pairs.empty()) out += "<section id=\"pair-plots\"><h2>Pairs</h2>" + pairs + "</section>\n";
 }
 
 }  // namespace ga::html

@@ -18,4 +18,17 @@ for i in 1 2 3 4 5; do
       "bw $(jq -r '[.metrics[] | select(.metric == "p2p.bw_median") | .value][0]' "$dir/report.json") B/s"
 done
 check "offline judge gives the live verdicts" same_when_rejudged "$GA_TMP/clean1"
+# report.html's pair-latency heatmap (issue 14 item 3): one cell per direction, each the best
+# p50 over the passes at the smallest size, as report.json has it.
+html=$GA_TMP/clean1/report.html
+grep -o '<svg data-plot="pair-latency".*' "$html" | sed 's/<svg data-plot="pair-bandwidth".*//' | grep -o 'data-direction="[^"]*" data-value="[^"]*"' |
+  sed -E 's/data-direction="([^"]*)" data-value="([^"]*)"/\1 \2/; s/&gt;/>/g' | sort >"$GA_TMP/cells.txt"
+jq -r '[.metrics[] | select(.metric == "p2p.latency_p50" and .params.path != "intra")] as $m
+       | ($m | map(.params.size) | min) as $s
+       | $m | map(select(.params.size == $s)) | group_by(.params.direction)[]
+       | "\(.[0].params.direction) \(map(.value) | min)"' "$GA_TMP/clean1/report.json" | sort >"$GA_TMP/want.txt"
+check "the pair-latency heatmap has a cell per direction ($(wc -l <"$GA_TMP/cells.txt"))" test "$(wc -l <"$GA_TMP/cells.txt")" = 12
+check "... each cell the best p50 report.json gives that direction" \
+  bash -c "paste -d' ' '$GA_TMP/cells.txt' '$GA_TMP/want.txt' | awk '\$1 != \$3 || \$2 + 0 != \$4 + 0 {bad = 1} END {exit bad}'"
+check "report.html also draws the pair-bandwidth heatmap" grep -q '<svg data-plot="pair-bandwidth"' "$html"
 finish
