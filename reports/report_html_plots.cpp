@@ -281,9 +281,77 @@ void pair_heatmap(std::string& out, const Report& r, const VerdictIndex& index, 
   out += "</svg>";
 }
 
+// The environment fingerprint: per host the kernel, the stack versions, the GPU driver, CUDA,
+// NCCL and the NIC firmware; a cell that differs from its column's majority is marked, and
+// hosts whose rows are identical share one line (a cluster of 4096 like hosts is one row).
+void environment_table(std::string& out, const Report& r) {
+  std::map<std::string, std::map<std::string, std::set<std::string>>> cell;  // host -> column -> values
+  std::set<std::string> columns;
+  for (const auto& m : r.judgement->metrics) {
+    if (!m.text) continue;
+    std::string col;
+    if (m.metric == "inventory.kernel" || m.metric.rfind("inventory.version.", 0) == 0 || m.metric == "nccl.version" ||
+        m.metric == "gpu.nvidia_driver" || m.metric == "gpu.cuda_driver" || m.metric == "rdma.fw")
+      col = m.metric;
+    if (col.empty()) continue;
+    const std::string host = place::host_of(m.place);
+    if (host.empty()) continue;
+    cell[host][col].insert(*m.text);
+    columns.insert(col);
+  }
+  if (cell.empty()) return;
+  auto text_of = [](const std::set<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  // The majority of each column over the hosts.
+  std::map<std::string, std::string> majority;
+  for (const auto& col : columns) {
+    std::map<std::string, int> votes;
+    for (const auto& [h, cols] : cell)
+      if (auto it = cols.find(col); it != cols.end()) ++votes[text_of(it->second)];
+    int best = 0;
+    for (const auto& [v, n] : votes)
+      if (n > best) best = n, majority[col] = v;
+  }
+  // Identical rows share a line.
+  std::map<std::vector<std::string>, std::vector<std::string>> rows;
+  for (const auto& [h, cols] : cell) {
+    std::vector<std::string> row;
+    for (const auto& col : columns) row.push_back(cols.count(col) ? text_of(cols.at(col)) : "");
+    rows[row].push_back(h);
+  }
+  out += "<section id=\"environment\"><h2>Environment fingerprint</h2><p>Cells that differ from their column's "
+         "majority are marked; hosts with identical rows share one line.</p><table class=\"env\"><thead><tr><th>hosts";
+  for (const auto& col : columns) {
+    out += "<th>";
+    esc(out, col);
+  }
+  out += "</thead><tbody>\n";
+  for (auto& [row, hosts] : rows) {
+    std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) { return natural_less(a, b); });
+    out += "<tr><td>";
+    std::string names;
+    for (std::size_t i = 0; i < hosts.size() && i < 6; ++i) names += (i ? ", " : "") + hosts[i];
+    if (hosts.size() > 6) names += " and " + std::to_string(hosts.size() - 6) + " more";
+    esc(out, std::to_string(hosts.size()) + " host(s): " + names);
+    std::size_t c = 0;
+    for (const auto& col : columns) {
+      const bool differs = !row[c].empty() && row[c] != majority[col];
+      out += differs ? "<td class=\"bad\" data-differs=\"1\">" : "<td>";
+      esc(out, row[c].empty() ? "-" : row[c]);
+      ++c;
+    }
+    out += "\n";
+  }
+  out += "</tbody></table></section>\n";
+}
+
 }  // namespace
 
 void append_plots(std::string& out, const Report& r, const VerdictIndex& index) {
+  environment_table(out, r);
   clock_offset(out, r, index);
   collective_bandwidth(out, r);
   std::string pairs;

@@ -258,3 +258,31 @@ TEST(ReportsHtml, NothingFromTheJournalBecomesMarkup) {
 
 }  // namespace
 }  // namespace ga
+
+namespace ga {
+namespace {
+
+// The environment fingerprint (issue 14 item 3): the cell that differs from its column's
+// majority is marked, like hosts share one line.
+TEST(ReportHtmlEnvironment, TheOddDriverIsMarkedAndLikeHostsShareALine) {
+  Judgement g = test::make_judgement();
+  auto text = [](const std::string& metric, const std::string& place, const std::string& t) {
+    Metric m = test::metric(metric, place, std::nullopt, "text");
+    m.text = t;
+    return m;
+  };
+  for (const std::string h : {"a1", "a2", "a3"}) g.metrics.push_back(text("gpu.nvidia_driver", h + "/gpu:0", "550.54.15"));
+  g.metrics.push_back(text("gpu.nvidia_driver", "b1/gpu:0", "535.129.03"));
+  for (const std::string h : {"a1", "a2", "a3", "b1"}) g.metrics.push_back(text("inventory.kernel", h, "6.1.0-18-amd64"));
+  const std::string html = report_to_html(build_report(test::make_journal(), g));
+  const auto at = html.find("<section id=\"environment\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string env = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_NE(env.find("3 host(s): a1, a2, a3"), std::string::npos) << env;
+  EXPECT_NE(env.find("<td class=\"bad\" data-differs=\"1\">535.129.03"), std::string::npos) << env;
+  EXPECT_EQ(env.find("data-differs=\"1\">550.54.15"), std::string::npos) << env;
+  EXPECT_EQ(count(env, "data-differs"), 1u) << env;
+}
+
+}  // namespace
+}  // namespace ga
