@@ -37,6 +37,9 @@ std::string sha256_file(const std::string& path);
 // The sha256 of what `write` writes, hashed as it streams (report.json of 4096 hosts is never
 // held in memory to be checked).
 std::string sha256_of(const std::function<void(std::ostream&)>& write);
+// Runs `write` into `out` and returns the sha256 of what it wrote, hashed on the way: a report
+// file is read once, as it is written, not again for the manifest.
+std::string write_hashed(std::ostream& out, const std::function<void(std::ostream&)>& write);
 
 struct Manifest {
   std::map<std::string, std::string> files;  // relative path -> sha256 (hex)
@@ -47,7 +50,9 @@ struct Manifest {
 
 // The manifest of `dir` as it is now: every regular file under it but the manifest and the
 // signature, and what the report's journal and metrics say was measured.
-Manifest make_manifest(const std::string& dir, const Report& report);
+// `known`: files whose sha256 is already known (just written through write_hashed).
+Manifest make_manifest(const std::string& dir, const Report& report,
+                       const std::map<std::string, std::string>& known = {});
 nlohmann::json manifest_to_json(const Manifest&);
 // Throws std::runtime_error on a document that is not a manifest.
 Manifest manifest_from_json(const nlohmann::json&);

@@ -5,6 +5,7 @@
 // the writer and `gpuaccept verify`, which renders the same list into digests and compares.
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -96,17 +97,23 @@ void write_report_files(const Report& r, const std::string& dir, const ReportCho
   // report.json, the largest, is written by a thread of its own while this one writes the
   // others: the writers only read the report (nothing in reports/ keeps state), and at 4096
   // hosts writing them one after the other was a quarter of `gpuaccept judge`.
+  // Each file hashed as it is written, for the manifest (a 4096-host report is ~2.5 GiB).
+  std::vector<std::string> digest(files.size());
+  auto write_one = [&](std::size_t i) {
+    base::write_file_atomic(dir + "/" + files[i].name,
+                            [&](std::ostream& out) { digest[i] = attest::write_hashed(out, files[i].write); });
+  };
   std::exception_ptr json_failed;
   std::thread json([&] {
     try {
-      base::write_file_atomic(dir + "/" + files.front().name, files.front().write);
+      write_one(0);
     } catch (...) {
       json_failed = std::current_exception();
     }
   });
   std::exception_ptr others_failed;
   try {
-    for (std::size_t i = 1; i < files.size(); ++i) base::write_file_atomic(dir + "/" + files[i].name, files[i].write);
+    for (std::size_t i = 1; i < files.size(); ++i) write_one(i);
   } catch (...) {
     others_failed = std::current_exception();
   }
@@ -114,9 +121,11 @@ void write_report_files(const Report& r, const std::string& dir, const ReportCho
   if (json_failed) std::rethrow_exception(json_failed);
   if (others_failed) std::rethrow_exception(others_failed);
   // Last, over everything now in the directory (the journal, these files, NCCL's logs).
+  std::map<std::string, std::string> known;
+  for (std::size_t i = 0; i < files.size(); ++i) known[files[i].name] = digest[i];
   if (r.journal && r.judgement)
     base::write_file_atomic(dir + "/" + attest::kManifest,
-                            attest::manifest_to_json(attest::make_manifest(dir, r)).dump(2) + "\n");
+                            attest::manifest_to_json(attest::make_manifest(dir, r, known)).dump(2) + "\n");
 }
 
 }  // namespace ga
