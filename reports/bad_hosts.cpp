@@ -27,16 +27,6 @@ int severity(OutcomeClass o) {
   return 0;
 }
 
-// The hosts a verdict is about: its own, or both ends of a link between two hosts.
-std::vector<std::string> hosts_of(const std::string& place) {
-  if (auto h = place::host_of(place); !h.empty()) return {h};
-  std::vector<std::string> out;
-  if (auto ends = place::split_pair(place))
-    for (const auto& e : {ends->first, ends->second})
-      if (auto h = place::host_of(e); !h.empty() && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
-  return out;
-}
-
 // One line of a TSV field: no tab, no newline.
 std::string field(std::string s) {
   for (char& c : s)
@@ -62,6 +52,22 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 }
 
 }  // namespace
+
+std::vector<std::string> hosts_of_place(const std::string& place) {
+  if (auto h = place::host_of(place); !h.empty()) return {h};
+  std::vector<std::string> out;
+  if (auto ends = place::split_pair(place))
+    for (const auto& e : {ends->first, ends->second})
+      if (auto h = place::host_of(e); !h.empty() && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
+  return out;
+}
+
+OutcomeClass outcome_from_words(const std::string& w) {
+  if (w == "node fault") return OutcomeClass::node_fault;
+  if (w == "tool error") return OutcomeClass::tool_error;
+  if (w == "inconclusive") return OutcomeClass::inconclusive;
+  return OutcomeClass::none;
+}
 
 const char* outcome_words(OutcomeClass o) {
   switch (o) {
@@ -110,7 +116,7 @@ BadHosts bad_hosts(const Report& r) {
   };
   for (const auto& v : j.verdicts) {
     if (v.severity != Severity::error || v.outcome() == OutcomeClass::none) continue;
-    for (const auto& h : hosts_of(v.place))
+    for (const auto& h : hosts_of_place(v.place))
       note(h, v.outcome(), v.criterion, v.criterion + " at " + v.place + ": " + v.reason, &v.params);
   }
   if (j.incomplete)
@@ -170,10 +176,8 @@ BadHosts parse_bad_hosts(const std::string& text, const std::string& name) {
                 std::to_string(f.size()));
     BadHost h;
     h.host = f[0];
-    if (f[1] == "node fault") h.outcome = OutcomeClass::node_fault;
-    else if (f[1] == "tool error") h.outcome = OutcomeClass::tool_error;
-    else if (f[1] == "inconclusive") h.outcome = OutcomeClass::inconclusive;
-    else throw bad("unknown outcome \"" + f[1] + "\" (node fault, tool error or inconclusive)");
+    h.outcome = outcome_from_words(f[1]);
+    if (h.outcome == OutcomeClass::none) throw bad("unknown outcome \"" + f[1] + "\" (node fault, tool error or inconclusive)");
     h.criteria = f[2].empty() ? std::vector<std::string>{} : split(f[2], ',');
     h.evidence = f[3];
     if (f.size() == 5 && !f[4].empty()) h.actions = split(f[4], ',');

@@ -48,7 +48,10 @@ std::string bad_hosts_text(const BadHosts&);
 BadHosts parse_bad_hosts(const std::string& text, const std::string& name);
 // DIR/bad-hosts.txt read and parsed; throws std::runtime_error saying how to write it when absent.
 BadHosts read_bad_hosts(const std::string& dir);
-// "node fault", "tool error", "inconclusive"
+// "node fault", "tool error", "inconclusive" ("pass" for none), and back (anything else: none).
 const char* outcome_words(OutcomeClass);
+OutcomeClass outcome_from_words(const std::string&);
+// The hosts a verdict at `place` is about: its own, or both ends of a link between two hosts.
+std::vector<std::string> hosts_of_place(const std::string& place);
 
 }  // namespace ga

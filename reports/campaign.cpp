@@ -15,13 +15,6 @@ namespace ga {
 
 namespace {
 
-OutcomeClass outcome_of_words(const std::string& w) {
-  if (w == "node fault") return OutcomeClass::node_fault;
-  if (w == "tool error") return OutcomeClass::tool_error;
-  if (w == "inconclusive") return OutcomeClass::inconclusive;
-  return OutcomeClass::none;
-}
-
 std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
   std::vector<std::string> v;
   if (j.contains(key) && j[key].is_array())
@@ -32,16 +25,6 @@ std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
 
 std::string str(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
-// The hosts a verdict is about: its own, or both ends of a link between two hosts.
-std::vector<std::string> hosts_of(const std::string& place) {
-  if (auto h = place::host_of(place); !h.empty()) return {h};
-  std::vector<std::string> out;
-  if (auto ends = place::split_pair(place))
-    for (const auto& e : {ends->first, ends->second})
-      if (auto h = place::host_of(e); !h.empty() && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
-  return out;
 }
 
 // The previous run as a campaign: its campaign.json when it was a re-test itself, else one run
@@ -62,14 +45,14 @@ Campaign previous_campaign(const std::string& dir) {
     for (const auto& h : j.value("hosts", nlohmann::json::array())) {
       CampaignHost ch;
       ch.host = str(h, "host");
-      ch.outcome = outcome_of_words(str(h, "outcome"));
+      ch.outcome = outcome_from_words(str(h, "outcome"));
       ch.status = str(h, "status");
       ch.decided_by = str(h, "decided_by");
       ch.criteria = strings(h, "criteria");
       ch.evidence = str(h, "evidence");
       ch.actions = strings(h, "actions");
       for (const auto& s : h.value("history", nlohmann::json::array()))
-        ch.history.push_back({str(s, "run"), outcome_of_words(str(s, "outcome")), strings(s, "criteria"), str(s, "evidence")});
+        ch.history.push_back({str(s, "run"), outcome_from_words(str(s, "outcome")), strings(s, "criteria"), str(s, "evidence")});
       c.hosts.push_back(std::move(ch));
     }
     return c;
@@ -124,7 +107,7 @@ Campaign merge_campaign(const std::string& previous_dir, const Report& now, cons
     for (const auto& v : now.judgement->verdicts) {
       if (v.status != VerdictStatus::pass || std::find(criteria.begin(), criteria.end(), v.criterion) == criteria.end())
         continue;
-      const auto hs = hosts_of(v.place);
+      const auto hs = hosts_of_place(v.place);
       if (std::find(hs.begin(), hs.end(), host) == hs.end()) continue;
       // The place the earlier evidence names first: that is the one the operator asks about.
       const bool named = before.find(v.criterion + " at " + v.place + ":") != std::string::npos;

@@ -26,12 +26,9 @@ probes:
   - name: gpu
     params: {hbm_mib: 8, h2d_mib: 2, p2p_mib: 1, gemm_n: 64, iterations: 2, warmup: 1, kernel_log: /proc/self/fd/1000}
 YAML
-# The built-in criteria without the four that hold a GPU against its datasheet: a fake GPU is
-# not an H100 (tests/integration/gpu_nccl_isolation.sh says the same).
+# The built-in criteria without the datasheet ones: a fake GPU is not an H100 (lib.sh).
 criteria="$GA_TMP/criteria.yaml"
-"$GA_BIN" list --criteria | awk '
-  /^  - name: / { drop = $0 ~ /- name: gpu\.(hbm|h2d|d2h|gemm)\.of_theory$/ }
-  !drop { print }' >"$criteria"
+fake_gpu_criteria "$criteria"
 
 run() {  # run NAME HOSTS FAULTS RUN-ARGS...: one rank per host
   local name=$1 hosts=$2 faults=$3 rc
