@@ -9,6 +9,7 @@
 #include "app/host_identity.hpp"
 #include "app/run_support.hpp"
 #include "base/redact.hpp"
+#include "base/sysfs_read.hpp"
 #include "probes/devices/numa_binding.hpp"
 #include "probes/harness/progress_printer.hpp"
 #include "probes/vendor/versions.hpp"
@@ -70,6 +71,9 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
       bound = numa->bound() ? std::to_string(*node) : "not bound: " + (node ? numa->why() : why);
     }
     const auto bindings = world.gather(bound, 0);
+    // Which kernel each rank runs on, for every run whatever its suite: the judge does not
+    // hold hosts that share one against each other's median (suites/judge.cpp).
+    const auto boot_ids = world.gather(sysfs::boot_id().value_or(""), 0);
     std::unique_ptr<JournalWriter> journal;
     if (rank == 0) {
       journal = std::make_unique<JournalWriter>(journal_path);
@@ -83,6 +87,7 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
         const std::string& b = bindings[static_cast<std::size_t>(r)];
         if (b.rfind("not bound", 0) == 0) one["numa_binding"] = b;
         else one["numa_node"] = std::stoi(b);
+        if (const auto& id = boot_ids[static_cast<std::size_t>(r)]; !id.empty()) one["boot_id"] = id;
         ranks.push_back(std::move(one));
       }
       const auto v = discover_versions();

@@ -13,4 +13,10 @@ std::optional<std::string> read_line(const std::filesystem::path& p) {
   return s;
 }
 
+std::optional<std::string> boot_id() {
+  auto id = read_line("/proc/sys/kernel/random/boot_id");
+  if (id && id->empty()) return std::nullopt;
+  return id;
+}
+
 }  // namespace ga::sysfs

@@ -116,7 +116,7 @@ void read_record(JournalData& d, nlohmann::json&& r, const std::string& name, in
       d.run_start = r;
       for (const auto& rk : r.value("ranks", nlohmann::json::array()))
         d.ranks.push_back({rk.value("rank", 0), rk.value("host", ""), rk.value("local_rank", 0),
-                           rk.value("pid", 0L)});
+                           rk.value("pid", 0L), rk.value("boot_id", "")});
       if (r.contains("criteria") && r["criteria"].is_object()) {
         d.criteria_source = r["criteria"].value("source", "");
         d.criteria_text = r["criteria"].value("text", "");

@@ -43,6 +43,7 @@ struct RankInfo {
   std::string host;
   int local_rank = 0;
   long pid = 0;
+  std::string boot_id;  // the kernel it ran on ("" unknown): sysfs::boot_id()
 };
 
 struct RankOutcome {

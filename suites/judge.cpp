@@ -516,7 +516,7 @@ Judgement judge_metrics(std::vector<Metric> metrics, const JournalData& journal,
         if (const DeclaredMetric* d = catalogue->find(m.metric)) m.probe = d->probe, m.better = d->decl.better;
   j.probes = judging::summarize_probes(journal);
   Facts facts = judging::gather_facts(journal, j.probes);
-  judging::add_kernel_mates(facts, j.metrics);
+  judging::add_kernel_mates(facts, journal.ranks, j.metrics);
 
   j.verdicts = probe_verdicts(j.probes);
   // About one verdict per metric: reserved once, so that growing the vector does not hold two

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include "base/quantity.hpp"
@@ -35,13 +36,16 @@ Facts gather_facts(const JournalData& j, const std::vector<ProbeSummary>& probes
   return f;
 }
 
-void add_kernel_mates(Facts& f, const std::vector<Metric>& metrics) {
-  std::map<std::string, std::vector<std::string>> by_kernel;
+void add_kernel_mates(Facts& f, const std::vector<RankInfo>& ranks, const std::vector<Metric>& metrics) {
+  std::map<std::string, std::set<std::string>> by_kernel;
+  for (const auto& r : ranks)
+    if (!r.boot_id.empty() && !r.host.empty()) by_kernel[r.boot_id].insert(r.host);
   for (const auto& m : metrics)
     if (m.metric == "inventory.boot_id" && m.text && !m.text->empty() && place::kind(m.place) == place::Kind::host)
-      by_kernel[*m.text].push_back(m.place);
-  for (auto& [id, hosts] : by_kernel) {
-    if (hosts.size() < 2) continue;
+      by_kernel[*m.text].insert(m.place);
+  for (auto& [id, host_set] : by_kernel) {
+    if (host_set.size() < 2) continue;
+    std::vector<std::string> hosts(host_set.begin(), host_set.end());
     std::sort(hosts.begin(), hosts.end(), place_less);
     for (const auto& h : hosts) {
       auto& mates = f.kernel_mates[h];

@@ -92,7 +92,7 @@ class InventoryProbe final : public Probe {
     out.value(host, "inventory.rdma_device_count", count_rdma_devices(ctx.sysfs_root), unit::count);
     // Always the live kernel's, never a recorded tree's: it says which hosts this run's
     // processes really share a machine with.
-    if (auto id = sysfs::read_line("/proc/sys/kernel/random/boot_id")) out.text(host, "inventory.boot_id", *id);
+    if (auto id = sysfs::boot_id()) out.text(host, "inventory.boot_id", *id);
     // The chassis, as a signed report's manifest names the accepted hardware (root can read it).
     for (const auto& [file, metric] : {std::pair{"product_serial", "inventory.system_serial"}, std::pair{"product_name", "inventory.system_product"}})
       if (auto v = sysfs::read_line(std::string("/sys/class/dmi/id/") + file); v && !v->empty()) out.text(host, metric, *v);

@@ -111,7 +111,7 @@ PairLine measure_pair(Comm& sub, const IsolationRank& me, const IsolationConfig&
 // Whether two hosts of this job run on one kernel (the same boot_id: fake hosts, containers of
 // one machine). Collective over comm.
 bool hosts_share_a_kernel(const ProbeContext& ctx, Comm& comm) {
-  const auto id = sysfs::read_line("/proc/sys/kernel/random/boot_id");
+  const auto id = sysfs::boot_id();
   const auto all = comm.allgather((id ? *id : std::string("?")) + " " + ctx.hostname);
   std::map<std::string, std::string> host_of_kernel;
   for (const auto& s : all) {

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <stdexcept>
 #include <thread>
 
 #include "probes/p2p/pair_exchange.hpp"
+#include "base/sysfs_read.hpp"
 
 namespace ga::p2p {
 
@@ -49,8 +49,7 @@ struct Pending {
 // hostnames say (fake hosts are network namespaces of one kernel). The processor name stands
 // in where /proc does not tell.
 std::uint64_t kernel_id() {
-  std::string id;
-  std::ifstream("/proc/sys/kernel/random/boot_id") >> id;
+  std::string id = sysfs::boot_id().value_or("");
   if (id.empty()) {
     char name[MPI_MAX_PROCESSOR_NAME];
     int len = 0;

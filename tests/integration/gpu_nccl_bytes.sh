@@ -2,7 +2,10 @@
 # The fake NCCL's ring all_reduce on the wire: on N fake hosts with one rank each, the bytes
 # each host's interfaces send during one all_reduce of SIZE bytes must be the ring's
 # 2(N-1)/N x SIZE plus the TCP/IP overhead (headers of the data segments, ACKs of what the
-# host receives: measured at 0.14-0.21% on these veths with 16 MiB, so the bound is 1%);
+# host receives: 0.14-0.21% on these veths with 16 MiB on an idle machine, up to 1.02% under a
+# loaded CI run, where segments coalesce less and more ACKs go out; the bound is 5%, still far
+# from any other algorithm: at N=4 the ring sends 1.5 x SIZE, a tree 2 x, through a root 1 x
+# or 3 x);
 # with --rails 2 the same total splits in halves over eth0 and eth1. The counters are read inside each
 # namespace (/proc/net/dev) by the helper itself, around the one collective.
 # Args: fake libnccl, the nccl_ring_bytes helper (both built by gpu.cmake).
@@ -24,8 +27,8 @@ ring() {  # ring NAME: one all_reduce on ga-h1..ga-hN; each rank's line in $GA_T
   return $rc
 }
 sent() { sed -n "s/.* $2:\([0-9]*\).*/\1/p" "$1"; }  # sent FILE IF -> bytes
-within() {  # within BYTES WANT: WANT <= BYTES <= WANT x 1.01
-  [ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le $(($2 + $2 / 100)) ]
+within() {  # within BYTES WANT: WANT <= BYTES <= WANT x 1.05
+  [ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le $(($2 + $2 / 20)) ]
 }
 
 log "1. one rail: each host sends 2(n-1)/n x $size = $expected bytes on eth0"
@@ -34,7 +37,7 @@ check "the all_reduce ran on $n fake hosts with the right data" ring one
 for ((i = 0; i < n; i++)); do
   b=$(sent "$GA_TMP/one.$i" eth0)
   log "ga-h$((i + 1)) eth0 sent $b (overhead $(( (${b:-0} - expected) * 10000 / expected )) / 10000)"
-  check "ga-h$((i + 1)) eth0 sent $expected + at most 1% ($b)" within "$b" "$expected"
+  check "ga-h$((i + 1)) eth0 sent $expected + at most 5% ($b)" within "$b" "$expected"
 done
 
 log "2. two rails: half of it on each of eth0 and eth1, and NCCL's INFO lines say so"
@@ -51,7 +54,7 @@ done
 for ((i = 0; i < n; i++)); do
   for dev in eth0 eth1; do
     b=$(sent "$GA_TMP/two.$i" "$dev")
-    check "ga-h$((i + 1)) $dev sent $((expected / 2)) + at most 1% ($b)" within "$b" $((expected / 2))
+    check "ga-h$((i + 1)) $dev sent $((expected / 2)) + at most 5% ($b)" within "$b" $((expected / 2))
   done
 done
 finish

@@ -22,6 +22,13 @@ class JournalBuilder {
     j_.run_ended = true;
   }
 
+  // The kernel a host's ranks ran on, as run_start records it for every run.
+  JournalBuilder& boot_id(const std::string& host, const std::string& id) {
+    for (auto& r : j_.ranks)
+      if (r.host == host) r.boot_id = id;
+    return *this;
+  }
+
   static topo::HostTopology host_topology(const std::string& name, int gpus, int nics = 0) {
     topo::HostTopology h;
     h.hostname = name;

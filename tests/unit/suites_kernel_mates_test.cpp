@@ -67,6 +67,26 @@ TEST(KernelMates, HostsOnOneKernelAreNotComparedWithEachOther) {
       << find(j, "triad.uniform", "h4")->reason;
 }
 
+// run_start records each rank's boot id whatever the suite: a suite without the inventory
+// probe (storage alone) still knows which hosts share a kernel. It did not, and the storage
+// test on fake hosts failed a healthy host's metadata rate against its kernel mates' median.
+TEST(KernelMates, KnownFromTheRanksWithoutTheInventoryProbe) {
+  JournalBuilder jb({"h1", "h2", "h3", "h4"});
+  jb.boot_id("h1", "k").boot_id("h2", "k").boot_id("h3", "k").boot_id("h4", "k4");
+  jb.sample("hostmem.triad_bw", "h1", 10e9).sample("hostmem.triad_bw", "h2", 10e9);
+  jb.sample("hostmem.triad_bw", "h3", 1e9).sample("hostmem.triad_bw", "h4", 10e9);
+  jb.probe("hostmem");
+  auto j = judge(jb.build(), parse_criteria(kCriteria, "test"));
+  for (const char* h : {"h1", "h2", "h3"}) {
+    const Verdict* v = find(j, "triad.not_slow", h);
+    ASSERT_NE(v, nullptr) << h;
+    EXPECT_EQ(v->status, VerdictStatus::skipped) << v->reason;
+    EXPECT_NE(v->reason.find("shares one kernel"), std::string::npos) << v->reason;
+  }
+  EXPECT_NE(find(j, "triad.not_slow", "h3")->reason.find("h1, h2"), std::string::npos);
+  EXPECT_EQ(find(j, "triad.not_slow", "h4")->status, VerdictStatus::pass);
+}
+
 TEST(KernelMates, WithoutBootIdsEveryHostIsCompared) {
   JournalBuilder jb({"h1", "h2", "h3"});
   jb.sample("hostmem.triad_bw", "h1", 10e9).sample("hostmem.triad_bw", "h2", 10e9).sample("hostmem.triad_bw", "h3", 1e9);
