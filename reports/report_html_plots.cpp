@@ -4,7 +4,8 @@
 // Today: clock-offset (each host's offset from the cluster median with its uncertainty, and
 // the criterion's bound) and collective-bandwidth (busbw against size per collective, mpi-coll
 // and nccl, with the theoretical busbw), pair-latency and pair-bandwidth (the p2p matrices as
-// heatmaps, places that did not pass outlined).
+// heatmaps, places that did not pass outlined), gpu (HBM, host-to-device and GEMM of each GPU
+// in percent of its paper figure) and storage (write and read throughput per host).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -92,7 +93,8 @@ void clock_offset(std::string& out, const Report& r, const VerdictIndex& index) 
 }
 
 // busbw against message size, one line per collective (and scope, rail and place), out of
-// place, for mpi-coll and nccl; the theoretical busbw dashed where the probe states one.
+// place, for mpi-coll and nccl; the theoretical busbw dashed where the probe states one, and
+// the criteria's bound dotted on each series that has one.
 void collective_bandwidth(std::string& out, const Report& r) {
   static const char* kColours[] = {"#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#57606a", "#e16f24", "#116329"};
   constexpr std::size_t kMostSeries = 16;
@@ -104,18 +106,27 @@ void collective_bandwidth(std::string& out, const Report& r) {
     };
     std::map<std::string, std::vector<Point>> series;
     double theory = 0;
+    auto label_of = [](const nlohmann::json& params, const std::string& where) {
+      std::string label = params.contains("collective") && params["collective"].is_string()
+                              ? params["collective"].get<std::string>() : "?";
+      if (params.contains("scope") && params["scope"].is_string()) label += " " + params["scope"].get<std::string>();
+      if (params.contains("rail") && params["rail"].is_number_integer())
+        label += " rail " + std::to_string(params["rail"].get<int>());
+      if (where != place::cluster()) label += " @" + where;
+      return label;
+    };
+    std::map<std::string, double> theory_of;  // place + params -> the theoretical busbw
     for (const auto& m : r.judgement->metrics) {
       if (!m.value || m.metric.rfind(probe + ".", 0) != 0) continue;
-      if (m.metric == probe + ".busbw_theoretical") theory = std::max(theory, *m.value);
+      if (m.metric == probe + ".busbw_theoretical") {
+        theory = std::max(theory, *m.value);
+        theory_of[m.place + " " + m.params.dump()] = *m.value;
+      }
       if (m.metric != probe + ".busbw" || !m.params.contains("size") || !m.params["size"].is_number()) continue;
       if (m.params.contains("in_place") && m.params["in_place"].is_boolean() && m.params["in_place"].get<bool>()) continue;
       const std::string coll = m.params.contains("collective") && m.params["collective"].is_string()
                                    ? m.params["collective"].get<std::string>() : "?";
-      std::string label = coll;
-      if (m.params.contains("scope") && m.params["scope"].is_string()) label += " " + m.params["scope"].get<std::string>();
-      if (m.params.contains("rail") && m.params["rail"].is_number_integer())
-        label += " rail " + std::to_string(m.params["rail"].get<int>());
-      if (m.place != place::cluster()) label += " @" + m.place;
+      const std::string label = label_of(m.params, m.place);
       auto it = series.find(label);
       if (it == series.end()) {
         if (series.size() >= kMostSeries) continue;
@@ -124,7 +135,21 @@ void collective_bandwidth(std::string& out, const Report& r) {
       it->second.push_back({m.params["size"].get<double>(), *m.value, m.place, coll});
     }
     if (series.empty()) continue;
+    // The criteria's bounds, each in its series' terms: a bound on busbw_of_theory (percent of
+    // the theoretical busbw of the same place and line) drawn as busbw, the lowest per series.
+    std::map<std::string, double> bound_of;
+    for (const auto& v : r.judgement->verdicts) {
+      if (v.metric != probe + ".busbw_of_theory" || !v.bounds.contains("value") || !v.bounds["value"].is_number()) continue;
+      auto t = theory_of.find(v.place + " " + v.params.dump());
+      if (t == theory_of.end()) continue;
+      const std::string label = label_of(v.params, v.place);
+      if (!series.count(label)) continue;
+      const double bw = v.bounds["value"].get<double>() / 100.0 * t->second;
+      auto [b, fresh] = bound_of.try_emplace(label, bw);
+      if (!fresh) b->second = std::min(b->second, bw);
+    }
     double lo = INFINITY, hi = 0, top_bw = theory;
+    for (const auto& [label, bw] : bound_of) top_bw = std::max(top_bw, bw);
     for (auto& [label, pts] : series) {
       std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.size < b.size; });
       for (const auto& p : pts) lo = std::min(lo, p.size), hi = std::max(hi, p.size), top_bw = std::max(top_bw, p.busbw);
@@ -166,6 +191,14 @@ void collective_bandwidth(std::string& out, const Report& r) {
       std::string path;
       for (const auto& p : pts) path += (path.empty() ? "" : " ") + num(x(p.size)) + "," + num(y(p.busbw));
       out += "<polyline fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.5\" points=\"" + path + "\"/>";
+      if (auto b = bound_of.find(label); b != bound_of.end()) {
+        out += "<line class=\"dash\" data-bound=\"" + json_num(b->second) + "\" data-series=\"";
+        esc(out, label);
+        out += "\" x1=\"" + std::to_string(left) + "\" y1=\"" + num(y(b->second)) + "\" x2=\"" + std::to_string(left + width) +
+               "\" y2=\"" + num(y(b->second)) + "\" stroke=\"" + colour + "\" stroke-dasharray=\"2 4\"><title>";
+        esc(out, label + ": the criterion's bound, " + base::format_quantity(b->second, "B/s"));
+        out += "</title></line>";
+      }
       for (const auto& p : pts) {
         out += "<circle class=\"mark\" r=\"2.5\" fill=\"" + colour + "\" cx=\"" + num(x(p.size)) + "\" cy=\"" +
                num(y(p.busbw)) + "\" data-place=\"";
@@ -184,6 +217,8 @@ void collective_bandwidth(std::string& out, const Report& r) {
       ++k;
     }
     out += "</svg>";
+    if (!bound_of.empty())
+      out += "<p>Red dashed: the theoretical bus bandwidth. Dotted in a series' colour: the lowest bound its criteria accept.</p>";
   }
   if (section_open) out += "</section>\n";
 }
@@ -281,6 +316,174 @@ void pair_heatmap(std::string& out, const Report& r, const VerdictIndex& index, 
   out += "</svg>";
 }
 
+// Horizontal bars, grouped by place: one group per host or GPU, one bar per series (write
+// and read; HBM, host-to-device, GEMM per dtype). Each bar is a mark with data-place,
+// data-series and data-value (the metric's value as report.json has it). Above
+// kDrawAllHostsUpTo places only those whose verdicts did not pass are drawn (with a line
+// saying how many were left out), as the heatmaps do.
+struct Bar {
+  std::string place, series;
+  double value = 0;
+  std::string title;
+};
+struct BarPlot {
+  std::string name, heading, unit;    // unit: of the values, for the axis ("B/s", "%")
+  std::vector<std::string> series;    // in drawing order
+  std::vector<Bar> bars;
+  std::optional<double> bound;        // the criterion's bound in the values' unit, dashed
+  std::string bound_label;
+};
+
+void bar_plot(std::string& out, const BarPlot& p, const VerdictIndex& index) {
+  static const char* kColours[] = {"#0969da", "#1a7f37", "#8250df", "#bf8700", "#e16f24", "#57606a"};
+  std::vector<std::string> places;
+  for (const auto& b : p.bars) places.push_back(b.place);
+  std::sort(places.begin(), places.end(), [](const auto& a, const auto& b) { return natural_less(a, b); });
+  places.erase(std::unique(places.begin(), places.end()), places.end());
+  const std::size_t all = places.size();
+  auto bad = [&](const std::string& pl) { const Tone t = tone(index.place(pl)); return t == Tone::fail || t == Tone::warn; };
+  if (all > kDrawAllHostsUpTo) places.erase(std::remove_if(places.begin(), places.end(), [&](const auto& pl) { return !bad(pl); }), places.end());
+  out += "<h3>";
+  esc(out, p.heading);
+  out += "</h3>";
+  if (all > kDrawAllHostsUpTo)
+    out += "<p>" + std::to_string(all) + " places: only the " + std::to_string(places.size()) +
+           " with a verdict that did not pass are drawn.</p>";
+  if (places.empty()) return;
+  std::map<std::pair<std::string, std::string>, const Bar*> at;
+  double top_value = p.bound.value_or(0);
+  for (const auto& b : p.bars) {
+    at[{b.place, b.series}] = &b;
+    top_value = std::max(top_value, b.value);
+  }
+  if (!(top_value > 0)) top_value = 1;
+  top_value *= 1.1;
+  const int left = 170, width = 480, bar_h = 10, gap = 8, top = 8;
+  const int group_h = bar_h * static_cast<int>(p.series.size()) + gap;
+  const int legend_h = 16;
+  const int height = top + group_h * static_cast<int>(places.size()) + 24 + legend_h;
+  auto x = [&](double v) { return left + v / top_value * width; };
+  out += "<svg data-plot=\"" + p.name + "\" class=\"plot\" viewBox=\"0 0 " + std::to_string(left + width + 20) + " " +
+         std::to_string(height) + "\" width=\"" + std::to_string(left + width + 20) + "\" height=\"" + std::to_string(height) +
+         "\" role=\"img\">";
+  const int axis_y = top + group_h * static_cast<int>(places.size());
+  out += "<line x1=\"" + std::to_string(left) + "\" y1=\"" + std::to_string(top) + "\" x2=\"" + std::to_string(left) +
+         "\" y2=\"" + std::to_string(axis_y) + "\" stroke=\"#8c959f\"/>";
+  for (std::size_t i = 0; i < places.size(); ++i) {
+    const int gy = top + group_h * static_cast<int>(i);
+    out += "<text" + std::string(bad(places[i]) ? " class=\"miss\"" : "") + " x=\"" + std::to_string(left - 6) + "\" y=\"" +
+           std::to_string(gy + group_h / 2 + 2) + "\" text-anchor=\"end\" font-size=\"11\">";
+    esc(out, places[i]);
+    out += "</text>";
+    for (std::size_t k = 0; k < p.series.size(); ++k) {
+      auto it = at.find({places[i], p.series[k]});
+      if (it == at.end()) continue;
+      const Bar& b = *it->second;
+      out += "<rect class=\"mark\" x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(gy + bar_h * static_cast<int>(k)) +
+             "\" width=\"" + num(std::max(0.5, x(b.value) - left)) + "\" height=\"" + std::to_string(bar_h - 1) + "\" fill=\"" +
+             kColours[k % (sizeof kColours / sizeof *kColours)] + "\"" +
+             (bad(b.place) ? " stroke=\"#cf222e\" stroke-width=\"1.5\"" : "") + " data-place=\"";
+      esc(out, b.place);
+      out += "\" data-series=\"";
+      esc(out, b.series);
+      out += "\" data-value=\"" + json_num(b.value) + "\"><title>";
+      esc(out, b.title);
+      out += "</title></rect>";
+    }
+  }
+  if (p.bound) {
+    out += "<line class=\"dash\" data-bound=\"" + json_num(*p.bound) + "\" x1=\"" + num(x(*p.bound)) + "\" y1=\"" +
+           std::to_string(top) + "\" x2=\"" + num(x(*p.bound)) + "\" y2=\"" + std::to_string(axis_y) + "\" stroke=\"#cf222e\"/>";
+  }
+  out += "<text x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(axis_y + 14) + "\">0</text>";
+  out += "<text x=\"" + std::to_string(left + width) + "\" y=\"" + std::to_string(axis_y + 14) + "\" text-anchor=\"end\">";
+  esc(out, base::format_quantity(top_value / 1.1, p.unit));
+  out += "</text>";
+  int lx = left;
+  for (std::size_t k = 0; k < p.series.size(); ++k) {
+    out += "<rect x=\"" + std::to_string(lx) + "\" y=\"" + std::to_string(axis_y + 22) + "\" width=\"10\" height=\"10\" fill=\"" +
+           kColours[k % (sizeof kColours / sizeof *kColours)] + "\"/><text x=\"" + std::to_string(lx + 14) + "\" y=\"" +
+           std::to_string(axis_y + 31) + "\">";
+    esc(out, p.series[k]);
+    out += "</text>";
+    lx += 24 + 7 * static_cast<int>(p.series[k].size());
+  }
+  out += "</svg>";
+  if (p.bound) {
+    out += "<p>Dashed: ";
+    esc(out, p.bound_label);
+    out += ".</p>";
+  }
+}
+
+// The lowest numeric `value` bound among the verdicts of `metric` (criteria with a fraction
+// of a reference write the resolved number there).
+std::optional<double> lowest_bound(const Report& r, const std::string& metric) {
+  std::optional<double> bound;
+  for (const auto& v : r.judgement->verdicts)
+    if (v.metric == metric && v.bounds.contains("value") && v.bounds["value"].is_number())
+      bound = bound ? std::min(*bound, v.bounds["value"].get<double>()) : v.bounds["value"].get<double>();
+  return bound;
+}
+
+// storage: each host's write and read throughput (storage.write_bw, storage.read_bw), with the
+// lowest write bound the criteria resolved (a quarter of the median by default).
+void storage_plot(std::string& out, const Report& r, const VerdictIndex& index) {
+  BarPlot p{"storage", "Shared storage: write and read throughput per host", "B/s", {"write", "read"}, {}, {}, {}};
+  for (const auto& m : r.judgement->metrics) {
+    if (!m.value || place::kind(m.place) != place::Kind::host) continue;
+    const char* series = m.metric == "storage.write_bw" ? "write" : m.metric == "storage.read_bw" ? "read" : nullptr;
+    if (!series) continue;
+    p.bars.push_back({m.place, series, *m.value, m.place + " " + series + ": " + base::format_quantity(*m.value, "B/s")});
+  }
+  if (p.bars.empty()) return;
+  p.bound = lowest_bound(r, "storage.write_bw");
+  if (p.bound) p.bound_label = "the lowest write throughput the criteria accept, " + base::format_quantity(*p.bound, "B/s");
+  out += "<section id=\"storage-plot\"><h2>Storage</h2>";
+  bar_plot(out, p, index);
+  out += "</section>\n";
+}
+
+// gpu: each GPU's HBM, host-to-device and GEMM rates in percent of the model's paper figure
+// (the *_of_theory metrics; GEMM once per dtype), with the lowest bound of the HBM criterion.
+void gpu_plot(std::string& out, const Report& r, const VerdictIndex& index) {
+  BarPlot p{"gpu", "GPUs against theory: HBM, host-to-device, GEMM (percent of the paper figure)", "%", {}, {}, {}, {}};
+  std::map<std::pair<std::string, std::string>, double> theory;  // (place, metric[/dtype]) -> paper figure
+  for (const auto& m : r.judgement->metrics) {
+    if (!m.value || place::kind(m.place) != place::Kind::gpu) continue;
+    std::string key = m.metric;
+    if (m.params.contains("dtype") && m.params["dtype"].is_string()) key += "/" + m.params["dtype"].get<std::string>();
+    if (m.metric == "gpu.hbm_theoretical_bw" || m.metric == "gpu.pcie_theoretical_bw" || m.metric == "gpu.gemm_theoretical_flops")
+      theory[{m.place, key}] = *m.value;
+  }
+  std::set<std::string> seen;
+  for (const auto& m : r.judgement->metrics) {
+    if (!m.value || place::kind(m.place) != place::Kind::gpu) continue;
+    std::string series, theory_key, unit;
+    if (m.metric == "gpu.hbm_bw_of_theory") series = "HBM", theory_key = "gpu.hbm_theoretical_bw", unit = "B/s";
+    else if (m.metric == "gpu.h2d_bw_of_theory") series = "host-to-device", theory_key = "gpu.pcie_theoretical_bw", unit = "B/s";
+    else if (m.metric == "gpu.gemm_of_theory" && m.params.contains("dtype") && m.params["dtype"].is_string()) {
+      const std::string dt = m.params["dtype"].get<std::string>();
+      series = "GEMM/" + dt, theory_key = "gpu.gemm_theoretical_flops/" + dt, unit = "FLOP/s";
+    } else continue;
+    if (seen.insert(series).second) p.series.push_back(series);
+    std::string title = m.place + " " + series + ": " + base::format_quantity(*m.value, "%");
+    if (auto t = theory.find({m.place, theory_key}); t != theory.end())
+      title += " of " + base::format_quantity(t->second, unit);
+    p.bars.push_back({m.place, series, *m.value, std::move(title)});
+  }
+  if (p.bars.empty()) return;
+  std::sort(p.series.begin(), p.series.end(), [](const auto& a, const auto& b) {
+    auto rank = [](const std::string& s) { return s == "HBM" ? 0 : s == "host-to-device" ? 1 : 2; };
+    return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
+  });
+  p.bound = lowest_bound(r, "gpu.hbm_bw_of_theory");
+  if (p.bound) p.bound_label = "the lowest HBM share of theory the criteria accept, " + base::format_quantity(*p.bound, "%");
+  out += "<section id=\"gpu-plot\"><h2>GPUs</h2>";
+  bar_plot(out, p, index);
+  out += "</section>\n";
+}
+
 // The environment fingerprint: per host the kernel, the stack versions, the GPU driver, CUDA,
 // NCCL and the NIC firmware; a cell that differs from its column's majority is marked, and
 // hosts whose rows are identical share one line (a cluster of 4096 like hosts is one row).
@@ -354,6 +557,8 @@ void append_plots(std::string& out, const Report& r, const VerdictIndex& index) 
   environment_table(out, r);
   clock_offset(out, r, index);
   collective_bandwidth(out, r);
+  gpu_plot(out, r, index);
+  storage_plot(out, r, index);
   std::string pairs;
   pair_heatmap(pairs, r, index, "p2p.latency_p50", "pair-latency", true);
   pair_heatmap(pairs, r, index, "p2p.bw", "pair-bandwidth", false);

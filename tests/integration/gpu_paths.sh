@@ -64,4 +64,11 @@ check "PCIe gen passes at $host/gpu:0" [ "$(verdict_in "$d3" gpu.pcie.gen_at_max
 check "HW throttling fails at $host/gpu:1" [ "$(verdict_in "$d3" gpu.throttle.hardware "$host/gpu:1")" = fail ]
 check "P2P measured both ways" \
   [ "$(jq -r "select(.type==\"sample\" and .metric==\"gpu.p2p_bw\") | .place" "$d3/samples.jsonl" | sort -u | wc -l)" -eq 2 ]
+# report.html's gpu plot: a bar per GPU and measure, each the *_of_theory value report.json has.
+r=$d3/report.json
+check "report.html draws the gpu plot, a bar per GPU and measure as report.json has it ($(plot_marks "$d3/report.html" gpu place | wc -l) bars)" \
+  plot_matches "$d3/report.html" gpu '.metrics[] | select(.metric | test("^gpu[.](hbm_bw|h2d_bw|gemm)_of_theory$"))
+    | "\(.place) \({"gpu.hbm_bw_of_theory": "HBM", "gpu.h2d_bw_of_theory": "host-to-device"}[.metric] // "GEMM/\(.params.dtype)") \(.value)"'
+check "... and outlines $host/gpu:1, whose verdicts fail" \
+  bash -c "grep -o '<rect class=\"mark\"[^>]*stroke=\"#cf222e\"[^>]*data-place=\"$host/gpu:1\"' '$d3/report.html' | grep -q ."
 finish

@@ -118,6 +118,32 @@ verdict() { jqr "$r" "[.verdicts[] | select(.criterion==\"$1\" and .place==\"$2\
 sample() { jq -r "select(.type==\"sample\" and .metric==\"$1\" and .place==\"$2\") | $3" "$j"; }
 failing() { jqr "$r" '[.verdicts[] | select(.outcome != "none") | "\(.criterion)@\(.place)"] | join(" ")'; }
 
+# plot_marks HTML PLOT ATTR...: one line per mark (an element with data-place) of
+# <svg data-plot="PLOT">, the values of data-ATTR for each ATTR, space-separated; the same
+# held against report.json: plot_matches HTML PLOT JQ says whether the marks' "place series
+# value" lines equal those JQ prints from report.json (values compared as numbers).
+plot_marks() {
+  python3 - "$@" <<'PY'
+import html.parser, sys
+path, plot, attrs = sys.argv[1], sys.argv[2], sys.argv[3:]
+class P(html.parser.HTMLParser):
+    depth = 0
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "svg" and a.get("data-plot") == plot: self.depth = 1; return
+        if self.depth:
+            if tag == "svg": self.depth += 1
+            if "data-place" in a: print(" ".join(a.get("data-" + k, "-") for k in attrs))
+    def handle_endtag(self, tag):
+        if self.depth and tag == "svg": self.depth -= 1
+P().feed(open(path, encoding="utf-8").read())
+PY
+}
+plot_matches() {
+  paste -d' ' <(plot_marks "$1" "$2" place series value | sort) <(jq -r "$3" "$r" | sort) |
+    awk 'NF != 6 || $1 != $4 || $2 != $5 || $3 + 0 != $6 + 0 {bad = 1} END {exit bad || NR == 0}'
+}
+
 # fake_gpu_criteria OUT: the built-in criteria without the four that hold a GPU against its
 # datasheet (gpu.hbm/h2d/d2h/gemm.of_theory): a fake GPU's "HBM" is host memory and its GEMM a
 # loop on the shared cores, so against an H100's spec they fail everywhere and say nothing.

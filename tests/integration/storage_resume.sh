@@ -66,6 +66,11 @@ for h in "${hosts[@]}"; do
   fi
 done
 check "cluster write throughput reported" test -n "$(sample storage.write_bw cluster .value)"
+# report.html's storage plot: a write and a read bar per host, each the value report.json has.
+check "report.html draws the storage plot, write and read per host as report.json has them" \
+  plot_matches "$GA_TMP/run/report.html" storage '.metrics[] | select((.metric == "storage.write_bw" or .metric == "storage.read_bw") and (.place | contains("/") | not) and .place != "cluster")
+    | "\(.place) \(.metric | ltrimstr("storage.") | rtrimstr("_bw")) \(.value)"'
+
 check "storage removed its files" bash -c 'test -d "$1" && test -z "$(ls -d "$1"/gpuaccept-storage-* 2>/dev/null)"' _ "$GA_TMP/run"
 
 # ---- resume

@@ -284,5 +284,48 @@ TEST(ReportHtmlEnvironment, TheOddDriverIsMarkedAndLikeHostsShareALine) {
   EXPECT_EQ(count(env, "data-differs"), 1u) << env;
 }
 
+// collective-bandwidth draws each series' criterion bound in busbw: a bound on
+// nccl.busbw_of_theory (percent) times the theoretical busbw of the same place and line.
+TEST(ReportHtmlPlots, CollectiveBandwidthDrawsTheCriterionBoundInBusbw) {
+  Judgement g = test::make_judgement();
+  const nlohmann::json line = {{"collective", "all_reduce"}, {"scope", "intra-host"}, {"in_place", false}, {"size", 1 << 20}};
+  for (double size : {1024.0, 1048576.0}) {
+    nlohmann::json p = line;
+    p["size"] = size;
+    g.metrics.push_back(test::metric("nccl.busbw", "node2", size > 2000 ? 3.0e11 : 1e9, "B/s", p));
+  }
+  g.metrics.push_back(test::metric("nccl.busbw_theoretical", "node2", 4.0e11, "B/s", line));
+  g.metrics.push_back(test::metric("nccl.busbw_of_theory", "node2", 75.0, "%", line));
+  Verdict v = test::verdict("nccl.all_reduce.intra_host.no_nvls", "nccl.busbw_of_theory", "node2", VerdictStatus::pass, 75.0, "%",
+                            {{"value", 70}}, "");
+  v.params = line;
+  g.verdicts.push_back(v);
+  const std::string html = report_to_html(build_report(test::make_journal(), g));
+  const auto at = html.find("<svg data-plot=\"collective-bandwidth\" data-probe=\"nccl\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string svg = html.substr(at, html.find("</svg>", at) - at);
+  // 70 % of 400 GB/s.
+  EXPECT_NE(svg.find("data-bound=\"280000000000.0\" data-series=\"all_reduce intra-host @node2\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("data-theory=\"400000000000.0\""), std::string::npos) << svg;
+}
+
+// gpu and storage: a bar per place and series, with the value report.json has.
+TEST(ReportHtmlPlots, GpuAndStorageBarsCarryTheirValues) {
+  Judgement g = test::make_judgement();
+  g.metrics.push_back(test::metric("gpu.hbm_bw_of_theory", "node2/gpu:0", 91.5, "%"));
+  g.metrics.push_back(test::metric("gpu.gemm_of_theory", "node2/gpu:0", 60.25, "%", {{"dtype", "bf16"}}));
+  g.metrics.push_back(test::metric("storage.write_bw", "node2", 1.5e9, "B/s"));
+  g.metrics.push_back(test::metric("storage.read_bw", "node2", 2.5e9, "B/s"));
+  g.metrics.push_back(test::metric("storage.write_bw", "cluster", 9e9, "B/s"));
+  const std::string html = report_to_html(build_report(test::make_journal(), g));
+  EXPECT_NE(html.find("data-place=\"node2/gpu:0\" data-series=\"HBM\" data-value=\"91.5\""), std::string::npos);
+  EXPECT_NE(html.find("data-place=\"node2/gpu:0\" data-series=\"GEMM/bf16\" data-value=\"60.25\""), std::string::npos);
+  const auto at = html.find("<svg data-plot=\"storage\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string svg = html.substr(at, html.find("</svg>", at) - at);
+  EXPECT_EQ(count(svg, "data-place="), 2u) << svg;  // the cluster's total is not a host's bar
+  EXPECT_NE(svg.find("data-place=\"node2\" data-series=\"read\" data-value=\"2500000000.0\""), std::string::npos) << svg;
+}
+
 }  // namespace
 }  // namespace ga
