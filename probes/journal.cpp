@@ -87,7 +87,14 @@ JournalWriter::~JournalWriter() {
 }
 
 void JournalWriter::append(const nlohmann::json& record) {
-  const std::string line = record.dump() + "\n";
+  // The record's own fields, then "seq": its place in this writer's order (1, 2, ...), so the
+  // reader tells a line written twice from a measurement taken twice (OrderCheck).
+  std::string line = record.dump();
+  if (line.size() > 2 && line.back() == '}') {
+    line.pop_back();
+    line += ",\"seq\":" + std::to_string(++seq_) + "}";
+  }
+  line += "\n";
   base::write_all(fd_, line.data(), line.size(), path_);
 }
 
@@ -183,7 +190,8 @@ struct ParsedLine {
   nlohmann::json record;
   std::string parse_error;  // not JSON
   std::string error;        // JSON, but not a good sample
-  std::size_t hash = 0;     // of a sample's line, for OrderCheck's duplicates
+  std::optional<long long> seq;  // the writer's "seq" (absent in journals before it, and in
+                                 // the records other processes append)
 };
 
 // A sample line read straight into a Sample by nlohmann's SAX interface, without a DOM of the
@@ -209,7 +217,7 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
       case Field::metric: s.metric = std::move(v), has_metric_ = true; break;
       case Field::unit: s.unit = std::move(v); break;
       case Field::text: s.text = std::move(v); break;
-      case Field::value: case Field::rank: case Field::iter: case Field::params: odd_ = true; break;
+      case Field::value: case Field::rank: case Field::iter: case Field::params: case Field::seq: odd_ = true; break;
       case Field::other: break;
     }
     return true;
@@ -251,6 +259,7 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
 
   // A sample of the writer's shape: place and metric strings, value a number or text a string.
   bool good() const { return type_ == "sample" && !odd_ && has_place_ && has_metric_ && (s.value || s.text); }
+  std::optional<long long> seq;  // the writer's record number, when the line has one
   Sample take(ParamsPool& pool) {
     if (!has_probe_) s.probe = s.metric.substr(0, s.metric.find('.'));
     if (has_params_) s.params = pool.intern(std::move(params_));
@@ -258,12 +267,12 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
   }
 
  private:
-  enum class Field { type, probe, place, metric, unit, text, value, rank, iter, params, other };
+  enum class Field { type, probe, place, metric, unit, text, value, rank, iter, params, seq, other };
   static Field field_of(const std::string& k) {
     static constexpr std::pair<const char*, Field> names[] = {
         {"type", Field::type}, {"probe", Field::probe}, {"place", Field::place}, {"metric", Field::metric},
         {"unit", Field::unit}, {"text", Field::text}, {"value", Field::value}, {"rank", Field::rank},
-        {"iter", Field::iter}, {"params", Field::params}};
+        {"iter", Field::iter}, {"params", Field::params}, {"seq", Field::seq}};
     for (const auto& [n, f] : names)
       if (k == n) return f;
     return Field::other;
@@ -310,6 +319,10 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
       case Field::params:
         if constexpr (!is_null) odd_ = true;
         break;
+      case Field::seq:
+        if constexpr (is_int) seq = static_cast<long long>(v);
+        else odd_ = true;
+        break;
       case Field::other: break;
       default: odd_ = true; break;  // type, probe, place, metric, unit: strings
     }
@@ -329,6 +342,7 @@ void parse_line(const std::string& line, ParsedLine& out, ParamsPool& pool) {
   {
     SampleSax sax;
     if (nlohmann::json::sax_parse(line, &sax) && sax.good()) {
+      out.seq = sax.seq;
       out.sample = sax.take(pool);
       out.is_sample = true;
       return;
@@ -339,6 +353,13 @@ void parse_line(const std::string& line, ParsedLine& out, ParamsPool& pool) {
   } catch (const std::exception& e) {
     out.parse_error = e.what();
     return;
+  }
+  if (auto q = out.record.find("seq"); q != out.record.end()) {
+    if (!q->is_number_integer()) {
+      out.error = "\"seq\" is not a whole number";
+      return;
+    }
+    out.seq = q->get<long long>();
   }
   try {
     auto t = out.record.find("type");
@@ -371,11 +392,6 @@ std::string string_field(const nlohmann::json& r, const char* key) {
   return it != r.end() && it->is_string() ? it->get<std::string>() : std::string{};
 }
 
-bool same_sample(const Sample& a, const Sample& b) {
-  return a.iter == b.iter && a.rank == b.rank && a.value == b.value && a.place == b.place && a.metric == b.metric &&
-         a.probe == b.probe && a.text == b.text && a.unit == b.unit && a.params == b.params;
-}
-
 // The order rank 0 writes in (app/run_loop.cpp): run_start; a topology record per host; the
 // run-start readings (samples, no probe open); per suite entry probe_begin, its samples and
 // one outcome per rank, probe_end; the run-end readings (samples, no probe open); run_end.
@@ -390,7 +406,7 @@ class OrderCheck {
 
   // Before read_record, for every record but a sample. A record whose fields are not of the
   // writer's types is left to read_record, whose errors name them.
-  void record(const nlohmann::json& r, int line, const std::vector<Sample>& samples) {
+  void record(const nlohmann::json& r, int line) {
     const std::string type = string_field(r, "type");
     if (type.empty() || type == "signal" || type == "incomplete") return;
     if (type == "run_start") {
@@ -411,7 +427,6 @@ class OrderCheck {
       if (probe.empty()) return;
       if (!open_.empty()) fail(line, "probe_begin of \"" + probe + "\" while probe \"" + open_ + "\" (begun line " +
                                          std::to_string(open_line_) + ") has not ended");
-      end_segment(samples);
       if (between_line_)
         fail(between_line_, "sample of probe \"" + between_probe_ + "\" between the probe_end of \"" + last_end_ +
                                 "\" (line " + std::to_string(last_end_line_) + ") and the probe_begin of \"" + probe +
@@ -438,7 +453,6 @@ class OrderCheck {
                          "\" (the first is line " + std::to_string(it->second) + ")");
         return;
       }
-      end_segment(samples);
       ended_[probe] = line;
       last_end_ = probe;
       last_end_line_ = line;
@@ -447,13 +461,28 @@ class OrderCheck {
       if (!open_.empty())
         fail(line, "run_end while probe \"" + open_ + "\" (begun line " + std::to_string(open_line_) +
                        ") has not ended");
-      end_segment(samples);
       run_end_ = line;
     }
   }
 
-  // For a sample, once it is samples[index]; `hash` is of its line's text.
-  void sample(const Sample& s, std::size_t hash, std::size_t index, int line) {
+  // Every record rank 0's writer numbered: each seq once, rising. A line written twice carries
+  // its seq twice; lines moved carry theirs out of order. Equal content is no evidence: a
+  // probe may measure the same thing twice (the adaptive planner pairs two hosts again in a
+  // later round), and a boolean sample of a pair is then the same line but for its seq.
+  void seq(long long seq, int line) {
+    if (seq <= 0) fail(line, "\"seq\" " + std::to_string(seq) + " is not a record number (1, 2, ...)");
+    const auto at = static_cast<std::size_t>(seq);
+    if (at < seq_lines_.size() && seq_lines_[at])
+      fail(line, "duplicate of line " + std::to_string(seq_lines_[at]) + " (record seq " + std::to_string(seq) + " twice)");
+    if (seq <= last_seq_)
+      fail(line, "out of order: record seq " + std::to_string(seq) + " after seq " + std::to_string(last_seq_) +
+                     " (line " + std::to_string(last_seq_line_) + ")");
+    if (at >= seq_lines_.size()) seq_lines_.resize(std::max(at + 1, seq_lines_.size() * 2), 0);
+    seq_lines_[at] = line;
+    last_seq_ = seq, last_seq_line_ = line;
+  }
+
+  void sample(const Sample& s, int line) {
     if (!run_start_) fail(line, "sample before any run_start: not a gpuaccept journal, or not its start");
     if (run_end_) fail(line, "sample after run_end (line " + std::to_string(run_end_) + ")");
     if (!open_.empty()) {
@@ -465,53 +494,11 @@ class OrderCheck {
       between_line_ = line;
       between_probe_ = s.probe;
     }
-    seen_.push_back({hash, line, static_cast<std::uint32_t>(index)});
-  }
-
-  // At the end of the file: a killed run ends inside a probe.
-  void finish(const std::vector<Sample>& samples) {
-    end_segment(samples);
-    std::vector<Seen>().swap(seen_);
   }
 
  private:
   [[noreturn]] void fail(int line, const std::string& what) const { throw JournalError(name_, line, what); }
 
-  // Duplicates are looked for within a stretch between two of rank 0's probe_begin/probe_end/
-  // run_end records: one probe's samples (or the run-bound readings). Two entries of the same
-  // probe with the same parameters in a suite give equal samples legitimately, in two
-  // stretches; within one, every sample of a rank has its own place, metric, params or iter.
-  // Lines are hashed by the reader's threads; equal hashes are confirmed on the samples, so a
-  // hash collision is not taken for a duplicate. Sorting 16-byte entries at the end of a
-  // stretch keeps the peak small next to a hash set's nodes (a p2p stretch at 4096 hosts has
-  // hundreds of thousands of samples).
-  void end_segment(const std::vector<Sample>& samples) {
-    if (seen_.size() > 1) {
-      std::sort(seen_.begin(), seen_.end(),
-                [](const Seen& a, const Seen& b) { return a.hash != b.hash ? a.hash < b.hash : a.line < b.line; });
-      int dup = 0, of = 0;  // the earliest line that repeats one before it, and that one
-      for (std::size_t i = 0; i < seen_.size();) {
-        std::size_t j = i + 1;
-        while (j < seen_.size() && seen_[j].hash == seen_[i].hash) ++j;
-        for (std::size_t b = i + 1; b < j; ++b)
-          for (std::size_t a = i; a < b; ++a)
-            if ((!dup || seen_[b].line < dup) && same_sample(samples[seen_[a].sample], samples[seen_[b].sample])) {
-              dup = seen_[b].line;
-              of = seen_[a].line;
-              break;
-            }
-        i = j;
-      }
-      if (dup) fail(dup, "duplicate of line " + std::to_string(of) + " (the same sample twice)");
-    }
-    seen_.clear();
-  }
-
-  struct Seen {
-    std::size_t hash;
-    int line;
-    std::uint32_t sample;  // index in JournalData::samples
-  };
   const std::string& name_;
   int run_start_ = 0, run_end_ = 0;
   std::string open_;  // the probe between its probe_begin and probe_end, "" when none
@@ -523,7 +510,9 @@ class OrderCheck {
   std::map<std::string, int> topology_hosts_;
   std::string between_probe_;  // the first sample with no probe open after a probe_end
   int between_line_ = 0;
-  std::vector<Seen> seen_;
+  long long last_seq_ = 0;
+  int last_seq_line_ = 0;
+  std::vector<int> seq_lines_;  // seq -> its line (dense: the writer counts 1, 2, ...)
 };
 
 }  // namespace
@@ -553,10 +542,7 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
     const bool batch_has_last = !have;
     auto work = [&](unsigned t) {
       for (std::size_t i = t; i < n; i += threads)
-        if (!lines[i].empty()) {
-          parse_line(lines[i], parsed[i], pools[t]);
-          if (parsed[i].is_sample) parsed[i].hash = std::hash<std::string>{}(lines[i]);
-        }
+        if (!lines[i].empty()) parse_line(lines[i], parsed[i], pools[t]);
     };
     if (threads == 1 || n < 256) {
       work(0);
@@ -581,10 +567,12 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
         // Each thread interned into its own pool; one pool over all makes equal params one object.
         pl.sample.params = params.intern(pl.sample.params);
         d.samples.push_back(std::move(pl.sample));
-        order.sample(d.samples.back(), pl.hash, d.samples.size() - 1, pl.lineno);
+        order.sample(d.samples.back(), pl.lineno);
+        if (pl.seq) order.seq(*pl.seq, pl.lineno);
         continue;
       }
-      order.record(pl.record, pl.lineno, d.samples);
+      order.record(pl.record, pl.lineno);  // first: "a second run_start" says more than its seq
+      if (pl.seq) order.seq(*pl.seq, pl.lineno);
       read_record(d, std::move(pl.record), name, pl.lineno);
     }
     // The threads' pools only spare them making equal params twice within a batch: emptied, so
@@ -593,7 +581,6 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
     for (auto& p : pools) p = ParamsPool{};
   }
   if (d.run_start.empty()) throw JournalError(name, 1, "no run_start record: not a gpuaccept journal");
-  order.finish(d.samples);
   return d;
 }
 

@@ -116,6 +116,7 @@ class JournalWriter {
  private:
   std::string path_;
   int fd_ = -1;
+  long long seq_ = 0;  // the last record's "seq"
 };
 
 // Appends one record with a single O_APPEND write, from any process. Used for signal records.

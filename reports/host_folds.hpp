@@ -45,8 +45,10 @@ FoldCounts fold_counts(const Report& r, const Folds& f, std::size_t leader);
 // every row that is not at a pair and the pair rows with a verdict that does not pass; the pair
 // rows whose verdicts all pass, and those no criterion judges (raw measurements such as
 // p2p.latency_max), are counted, not listed. At 4096 hosts that table was 600k rows (100 MiB of
-// report.md). report.json keeps every row.
-inline constexpr std::size_t kPairsInFullUpTo = 64;
+// report.md). report.json keeps every row. 16, not 64: at 64 hosts the full table was 43k rows
+// (6 of report.html's 8.8 MiB) and headless Chromium took 21 s to load the page
+// (bench/report-render.sh); at 16 hosts it is about 2.4k rows.
+inline constexpr std::size_t kPairsInFullUpTo = 16;
 
 struct PairFold {
   bool folded = false;         // false: `listed` is not filled, show the section as it is

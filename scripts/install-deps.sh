@@ -13,6 +13,7 @@ pkgs=(
   procps util-linux ccache bc jq python3
   slurm-wlm munge
   prometheus
+  chromium chromium-driver python3-selenium
 )
 missing=()
 for p in "${pkgs[@]}"; do

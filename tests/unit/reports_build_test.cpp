@@ -98,7 +98,7 @@ TEST(ReportsBuild, RunInfoComesFromTheJournal) {
 
 TEST(ReportsBuild, HostWithoutTopologyOrMetricsStillGetsASection) {
   auto j = test::make_journal();
-  j.ranks.push_back({4, "node3", 0, 6001});
+  j.ranks.push_back({4, "node3", 0, 6001, ""});
   auto g = test::make_judgement();
   g.metrics.push_back(test::metric("gpu.hbm_bw", "node3/gpu:0", 1e12, "B/s"));
   Report r = build_report(j, g);

@@ -57,7 +57,7 @@ inline JournalData make_journal() {
   j.run_start = load_run_start();
   for (const auto& r : j.run_start["ranks"])
     j.ranks.push_back({r["rank"].get<int>(), r["host"].get<std::string>(), r["local_rank"].get<int>(),
-                       r["pid"].get<long>()});
+                       r["pid"].get<long>(), ""});
   j.topology.hosts = {two_gpu_host("node2"), two_gpu_host("node10")};
   j.criteria_source = "builtin";
   j.criteria_text = j.run_start["criteria"]["text"];

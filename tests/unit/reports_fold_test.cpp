@@ -33,7 +33,7 @@ FoldRun make_run(int hosts, int bad = 0, std::vector<int> other_topology = {}) {
   r.journal.topology.hosts.clear();
   nlohmann::json ranks = nlohmann::json::array();
   for (int h = 1; h <= hosts; ++h) {
-    r.journal.ranks.push_back({h - 1, name_of(h), 0, 100L + h});
+    r.journal.ranks.push_back({h - 1, name_of(h), 0, 100L + h, ""});
     ranks.push_back({{"rank", h - 1}, {"host", name_of(h)}, {"local_rank", 0}, {"pid", 100 + h}});
     auto t = test::two_gpu_host(name_of(h));
     if (std::find(other_topology.begin(), other_topology.end(), h) != other_topology.end()) {

@@ -16,7 +16,7 @@ class JournalBuilder {
   explicit JournalBuilder(std::vector<std::string> hosts, int gpus = 0) {
     j_.run_start = {{"type", "run_start"}, {"schema_version", 1}};
     for (std::size_t i = 0; i < hosts.size(); ++i) {
-      j_.ranks.push_back({static_cast<int>(i), hosts[i], 0, 1000 + static_cast<long>(i)});
+      j_.ranks.push_back({static_cast<int>(i), hosts[i], 0, 1000 + static_cast<long>(i), ""});
       j_.topology.hosts.push_back(host_topology(hosts[i], gpus));
     }
     j_.run_ended = true;
