@@ -53,6 +53,8 @@ std::string bound_cell(const Criterion& c, const MetricCatalogue& catalogue) {
       char exact[32], short_form[32];
       std::snprintf(exact, sizeof exact, "%g", *b.number);
       std::snprintf(short_form, sizeof short_form, "%.3g", *b.number);
+      // Bytes print in GiB: the datasheet's decimal GB stays beside them.
+      if (unit == "B") return std::string(exact) + " B (" + base::format_quantity(*b.number, unit) + ")";
       if (std::string(exact) == short_form) return base::format_quantity(*b.number, unit);
       return std::string(exact) + (unit.empty() ? "" : " " + unit);
     }

@@ -32,3 +32,5 @@ ga_integration_test(spine.secrets spine_secrets.sh TIMEOUT 120
 # does not write, --drain, its own deadline and the Slurm wrapper.
 ga_integration_test(spine.health spine_health.sh TIMEOUT 120
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml>)
+# System profiles (issue 14 item 6): run, judge and verify --criteria-profile, unknown names.
+ga_integration_test(spine.criteria_profile spine_criteria_profile.sh TIMEOUT 60)
