@@ -92,9 +92,9 @@ int verify_command(const VerifyOptions& o) {
     auto journal = read_journal((fs::path(dir) / "samples.jsonl").string());
     const MetricCatalogue catalogue = builtin_catalogue();
     CriteriaSet criteria;
-    if (!o.criteria.empty()) {
-      criteria = load_criteria_file(o.criteria);
-      check_criteria_metrics(criteria, catalogue);
+    const bool contract = !o.criteria.empty() || !o.criteria_profile.empty();
+    if (auto c = contract_criteria(o.criteria, o.criteria_profile, catalogue)) {
+      criteria = std::move(c->criteria);
     } else {
       criteria = parse_criteria(journal.criteria_text.empty() ? builtin_criteria_text() : journal.criteria_text,
                                 journal.criteria_source.empty() ? "builtin" : journal.criteria_source);
@@ -110,7 +110,7 @@ int verify_command(const VerifyOptions& o) {
     const auto report = build_report(journal, judgement);
     if (attest::make_manifest(dir, report).hardware != m.hardware)
       tampered.push_back("manifest.json: the accepted hardware differs from what samples.jsonl measured");
-    if (o.criteria.empty()) {
+    if (!contract) {
       // With the recorded criteria the report files are a function of the samples: each must be
       // what they give, byte for byte (an edited verdict with a manifest edited to match is caught here).
       for (const auto& f : report_files(report, dir)) {
@@ -120,7 +120,8 @@ int verify_command(const VerifyOptions& o) {
           tampered.push_back(f.name + ": differs from what samples.jsonl gives (recomputed)");
       }
     } else {
-      notes.push_back("judged against " + o.criteria + ": the report files (judged against the recorded criteria) "
+      notes.push_back("judged against " + (o.criteria.empty() ? "profile " + o.criteria_profile : o.criteria) +
+                      ": the report files (judged against the recorded criteria) "
                       "are checked by their digests only");
     }
 
@@ -154,7 +155,7 @@ int verify_command(const VerifyOptions& o) {
       return kExitUsage;
     }
     const auto& s = judgement.summary;
-    std::cout << "gpuaccept verify: " << dir << " matches its manifest" << (o.criteria.empty() ? " and its samples" : "")
+    std::cout << "gpuaccept verify: " << dir << " matches its manifest" << (!contract ? " and its samples" : "")
               << "; judged again: " << s.overall << " (" << s.pass << " pass, " << s.fail << " fail, " << s.missing
               << " missing, " << s.tool_error << " tool error, " << s.inconclusive << " inconclusive)\n";
     return s.overall == "PASS" ? kExitPass : kExitNodeFault;

@@ -2,6 +2,7 @@
 
 #include "app/run_support.hpp"
 #include "reports/report.hpp"
+#include "suites/criteria.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -113,8 +114,26 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   auto* suite_opt = run->add_option("--suite", cl.run.suite, "A built-in suite (gpuaccept list) or a suite file")
       ->type_name("NAME|FILE")
       ->capture_default_str();
+  // A name that is no profile is a usage error (exit 2) listing the known ones.
+  auto profile_check = CLI::Validator(
+      [](std::string& v) {
+        try {
+          criteria_profile(v);
+          return std::string();
+        } catch (const std::exception& e) {
+          return std::string(e.what());
+        }
+      },
+      "");
+  std::string profile_names;
+  for (const auto& n : criteria_profile_names()) profile_names += (profile_names.empty() ? "" : " | ") + n;
   run->add_option("--criteria", cl.run.criteria, "Judge by these criteria instead of the built-in ones")
       ->type_name("FILE");
+  run->add_option("--criteria-profile", cl.run.criteria_profile,
+                  "Judge by the built-in criteria and one system's absolute thresholds (gpuaccept list; docs/criteria.md)")
+      ->type_name(profile_names)
+      ->check(profile_check)
+      ->excludes(run->get_option("--criteria"));
   run->add_option("--expect-topology", cl.run.expect_topology,
                   "Hold every host against this topology (hwloc XML, NCCL topology XML, nvidia-smi topo -m)")
       ->type_name("FILE");
@@ -203,6 +222,11 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   judge->add_option("DIR", cl.judge.dir, "The run directory (gpuaccept run --out DIR)")->type_name("")->required();
   judge->add_option("--criteria", cl.judge.criteria, "Judge by these criteria (default: those the run recorded; needs --out)")
       ->type_name("FILE");
+  judge->add_option("--criteria-profile", cl.judge.criteria_profile,
+                    "Judge by the built-in criteria and a system profile's (needs --out)")
+      ->type_name(profile_names)
+      ->check(profile_check)
+      ->excludes(judge->get_option("--criteria"));
   judge->add_option("--out", cl.judge.out, "Write the reports here, not into DIR (the journal stays in DIR)")
       ->type_name("NEW");
   judge->add_option("--report", cl.judge.report, "As run's --report: json,md,html,junit,prom, FMT:out=- to stdout")
@@ -214,6 +238,11 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       "verify", "Check a run directory: its manifest, its report files recomputed from its samples, its signature");
   verify->add_option("DIR", cl.verify.dir, "The run directory")->type_name("")->required();
   verify->add_option("--criteria", cl.verify.criteria, "Judge the samples again against this contract")->type_name("CONTRACT");
+  verify->add_option("--criteria-profile", cl.verify.criteria_profile,
+                     "Judge the samples again against the built-in criteria and a system profile's")
+      ->type_name(profile_names)
+      ->check(profile_check)
+      ->excludes(verify->get_option("--criteria"));
   verify->add_option("--pubkey", cl.verify.pubkey, "Check signature.dsse.json against this public key (gpuaccept keygen)")
       ->type_name("FILE");
   verify->footer("exit codes: 0 the directory is what its run wrote and passes, 1 it fails (the contract or the\n"
@@ -238,6 +267,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                  "Every declared parameter: probe, type, default, allowed values (a Markdown table)");
   list->add_flag("--criteria", cl.list.criteria,
                  "The built-in criteria as YAML: what --criteria FILE replaces, a contract's starting point");
+  list->add_flag("--profiles", cl.list.profiles,
+                 "Every system profile's thresholds, each with its source figure and derivation (a Markdown table)");
 
   CLI::App* launch = app.add_subcommand(
       "launch", "Build the mpirun (or srun) line for a run and exec it: gpuaccept launch [OPTIONS] -- [RUN OPTIONS]");

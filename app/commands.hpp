@@ -16,6 +16,7 @@ namespace ga::app {
 struct RunOptions {
   std::string suite = "default";
   std::string criteria;                 // "" = built-in
+  std::string criteria_profile;         // --criteria-profile NAME: the built-in criteria and a system profile's
   std::string expect_topology;          // "" = none
   std::string out;                      // "" = gpuaccept-report-<date>-<time> in the working directory
   std::string shared_dir;               // "" = the report directory
@@ -54,6 +55,7 @@ struct HealthOptions {
 struct JudgeOptions {
   std::string dir;
   std::string criteria;                 // "" = the criteria the run recorded
+  std::string criteria_profile;         // a built-in system profile instead of a file (as run's)
   std::string out;                      // "" = DIR; another criteria set must write elsewhere
   std::string report;                   // as run's --report
 };
@@ -62,6 +64,7 @@ struct JudgeOptions {
 struct VerifyOptions {
   std::string dir;
   std::string criteria;                 // a buyer's contract: judged again against it
+  std::string criteria_profile;         // or a built-in system profile
   std::string pubkey;                   // check signature.dsse.json against this key
 };
 struct KeygenOptions {
@@ -80,6 +83,7 @@ struct ListOptions {
   bool metrics = false;                 // --metrics: the declared metrics, as docs/criteria.md has them
   bool params = false;                  // --params: the declared parameters
   bool criteria = false;                // --criteria: the built-in criteria file, verbatim
+  bool profiles = false;                // --profiles: every system profile's thresholds and sources (Markdown)
 };
 
 struct DrainOptions {
@@ -141,6 +145,9 @@ int list_command(const ListOptions&);
 // carry the same text (a test keeps them equal; scripts/gen-docs.sh rewrites them).
 std::string metrics_table();
 std::string params_table();
+// `list --profiles`: each system profile's criteria with their source figures and derivations,
+// as docs/criteria.md has them.
+std::string profiles_table();
 std::string version_text();
 
 // Judges a run directory from its journal and rewrites the reports. Shared by `judge`,
@@ -158,8 +165,17 @@ struct JudgeResult {
 // write_reports false: judged only (gpuaccept health without --out); bad_hosts_line is then "".
 // out_dir: where the reports go ("" = dir).
 // report: which writers (`--report`, "" = all); a format to stdout goes to std::cout.
+// criteria_profile: a built-in system profile instead of criteria_file (one of the two, or neither).
 JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file, bool write_reports = true,
-                            const std::string& out_dir = "", const std::string& report = "");
+                            const std::string& out_dir = "", const std::string& report = "",
+                            const std::string& criteria_profile = "");
+// Criteria other than the recorded ones: FILE (checked against the declarations) or a built-in
+// profile; nullopt when neither is given. Throws CriteriaError or std::invalid_argument.
+struct Contract {
+  CriteriaSet criteria;
+  std::string source, text;             // what a report judged by it names and records
+};
+std::optional<Contract> contract_criteria(const std::string& file, const std::string& profile, const MetricCatalogue&);
 // The launch description `gpuaccept launch` builds from its options (tests check its argv).
 launch::Request launch_request(const LaunchOptions&);
 // Every metric the built-in probes declare (what the judge and the criteria check use).

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "app/run_support.hpp"
 #include "probes/probe.hpp"
 #include "reports/bad_hosts.hpp"
 #include "reports/report.hpp"
@@ -16,15 +17,39 @@ MetricCatalogue builtin_catalogue() {
   return catalogue_of(reg);
 }
 
+std::optional<Contract> contract_criteria(const std::string& file, const std::string& profile,
+                                          const MetricCatalogue& catalogue) {
+  if (!file.empty() && !profile.empty())
+    throw std::invalid_argument("--criteria and --criteria-profile both given: a profile is a criteria set, give one");
+  Contract c;
+  if (!file.empty()) {
+    c.criteria = load_criteria_file(file);  // a file that cannot be read fails here, naming it
+    c.source = file;
+    c.text = run::read_file(file);
+  } else if (!profile.empty()) {
+    const CriteriaProfile p = criteria_profile(profile);
+    c.source = p.source;
+    c.text = p.text;
+    c.criteria = parse_criteria(c.text, c.source);
+  } else {
+    return std::nullopt;
+  }
+  check_criteria_metrics(c.criteria, catalogue);  // a buyer's contract with a typo: exit 2, naming the line
+  return c;
+}
+
 JudgeResult judge_directory(const std::string& dir, const std::string& criteria_file, bool write_reports,
-                            const std::string& out_dir, const std::string& report_spec) {
+                            const std::string& out_dir, const std::string& report_spec,
+                            const std::string& criteria_profile) {
   const ReportChoice choice = parse_report_choice(report_spec);
   auto journal = read_journal((std::filesystem::path(dir) / "samples.jsonl").string());
   const MetricCatalogue catalogue = builtin_catalogue();
   CriteriaSet criteria;
-  if (!criteria_file.empty()) {
-    criteria = load_criteria_file(criteria_file);
-    check_criteria_metrics(criteria, catalogue);  // a buyer's contract with a typo: exit 2, naming the line
+  if (auto contract = contract_criteria(criteria_file, criteria_profile, catalogue)) {
+    criteria = std::move(contract->criteria);
+    // The reports (and the manifest of NEW) name the criteria they were judged by, not the run's.
+    journal.criteria_source = contract->source;
+    journal.criteria_text = contract->text;
   } else if (!journal.criteria_text.empty()) {
     // What the run was judged with is part of its record: re-judged as it was, even if a later
     // gpuaccept no longer declares one of its metrics (that criterion then says so).
@@ -67,8 +92,9 @@ int judge_command(const JudgeOptions& o) {
   // Other criteria make another report: it goes elsewhere, so DIR keeps the reports its run
   // wrote and a signature over them stays true (with the recorded criteria the rewrite is
   // byte-identical).
-  if (!o.criteria.empty() && o.out.empty()) {
-    std::cerr << "gpuaccept: judge " << o.dir << " --criteria " << o.criteria
+  if ((!o.criteria.empty() || !o.criteria_profile.empty()) && o.out.empty()) {
+    std::cerr << "gpuaccept: judge " << o.dir
+              << (o.criteria.empty() ? " --criteria-profile " + o.criteria_profile : " --criteria " + o.criteria)
               << " writes another report: give --out NEW (DIR keeps the reports its run wrote)\n";
     return kExitUsage;
   }
@@ -78,7 +104,7 @@ int judge_command(const JudgeOptions& o) {
   }
   try {
     const std::string where = o.out.empty() ? o.dir : o.out;
-    auto r = judge_directory(o.dir, o.criteria, true, o.out, o.report);
+    auto r = judge_directory(o.dir, o.criteria, true, o.out, o.report, o.criteria_profile);
     // A report printed to stdout keeps stdout to itself: the summary goes to stderr then.
     std::ostream& said = parse_report_choice(o.report).to_stdout.empty() ? std::cout : std::cerr;
     said << "gpuaccept: " << r.summary_line << "\n";

@@ -1,7 +1,9 @@
 // `gpuaccept list`: what this build can run, from the registry's declarations alone.
+#include <cstdio>
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "base/quantity.hpp"
 #include "probes/probe.hpp"
 #include "suites/criteria.hpp"
 #include "suites/suite_file.hpp"
@@ -40,7 +42,54 @@ ProbeRegistry builtins() {
   return reg;
 }
 
+// A criterion's bound as the profile table shows it, in the metric's unit.
+std::string bound_cell(const Criterion& c, const MetricCatalogue& catalogue) {
+  const DeclaredMetric* d = catalogue.find(c.metric);
+  const std::string unit = d ? d->decl.unit : c.unit;
+  auto one = [&](const Bound& b) {
+    if (!b.of.empty()) return (b.fraction == 1.0 ? "" : base::format_number(b.fraction) + " x ") + b.of;
+    if (b.number) {
+      // The readable form (3 significant digits) where it is exact, else the number as written.
+      char exact[32], short_form[32];
+      std::snprintf(exact, sizeof exact, "%g", *b.number);
+      std::snprintf(short_form, sizeof short_form, "%.3g", *b.number);
+      // Bytes print in GiB: the datasheet's decimal GB stays beside them.
+      if (unit == "B") return std::string(exact) + " B (" + base::format_quantity(*b.number, unit) + ")";
+      if (std::string(exact) == short_form) return base::format_quantity(*b.number, unit);
+      return std::string(exact) + (unit.empty() ? "" : " " + unit);
+    }
+    return "\"" + b.text.value_or("") + "\"";
+  };
+  switch (c.comparator) {
+    case Comparator::between: return "between " + one(c.low) + " and " + one(c.high);
+    case Comparator::within_pct_of_median: return "within " + base::format_number(c.pct) + "% of the median";
+    case Comparator::mad_outlier:
+      return "within " + base::format_number(c.k) + " scaled MADs of the median (floor " + base::format_number(c.floor_pct) + "%)";
+    case Comparator::equals: return "= " + one(c.value);
+    default: return std::string(to_string(c.comparator)) + " " + one(c.value);
+  }
+}
+
 }  // namespace
+
+std::string profiles_table() {
+  const MetricCatalogue catalogue = catalogue_of(builtins());
+  std::string t;
+  for (const auto& name : criteria_profile_names()) {
+    const CriteriaProfile p = criteria_profile(name);
+    const CriteriaSet own = parse_criteria(p.file_text, "criteria-profile-" + name + ".yaml");
+    t += (t.empty() ? "" : "\n") + std::string("### `") + name + "`\n\n" + p.description + "\n\n" +
+         "| criterion | metric | threshold | where | severity | source | derivation |\n|---|---|---|---|---|---|---|\n";
+    for (const auto& c : own.criteria) {
+      std::string where = c.scope.empty() ? "" : "scope " + c.scope;
+      if (!c.where.empty()) where += (where.empty() ? "" : ", ") + c.where.dump();
+      if (c.required == Required::yes) where += (where.empty() ? "" : ", ") + std::string("required");
+      t += "| " + code(c.name) + " | " + code(c.metric) + " | " + cell(bound_cell(c, catalogue)) + " | " + cell(where) +
+           " | " + to_string(c.severity) + " | " + cell(c.source) + " | " + cell(c.derivation) + " |\n";
+    }
+  }
+  return t;
+}
 
 std::string metrics_table() {
   std::string t = "| metric | probe | unit | better | combine | what |\n|---|---|---|---|---|---|\n";
@@ -70,6 +119,10 @@ int list_command(const ListOptions& o) {
     std::cout << builtin_criteria_text();
     return kExitPass;
   }
+  if (o.profiles) {
+    std::cout << profiles_table();
+    return kExitPass;
+  }
   if (o.metrics || o.params) {
     if (o.metrics) std::cout << metrics_table();
     if (o.metrics && o.params) std::cout << "\n";
@@ -95,7 +148,10 @@ int list_command(const ListOptions& o) {
     for (const auto& p : s.probes) std::cout << " " << p.name;
     std::cout << "\n      " << s.description << "\n";
   }
-  std::cout << "(gpuaccept list --metrics and --params: what each probe declares; --criteria: the built-in criteria)\n";
+  std::cout << "criteria profiles (run, judge, verify --criteria-profile NAME):\n";
+  for (const auto& n : criteria_profile_names()) std::cout << "  " << n << "\n      " << criteria_profile(n).description << "\n";
+  std::cout << "(gpuaccept list --metrics and --params: what each probe declares; --criteria: the built-in criteria;\n"
+               " --profiles: each profile's thresholds with their sources)\n";
   return kExitPass;
 }
 

@@ -176,7 +176,15 @@ Inputs load_inputs(const RunOptions& o) {
   Inputs in;
   in.suite = load_suite(o.suite);
   for (const auto& a : o.overrides) apply_override(in.suite, a);
-  if (o.criteria.empty()) {
+  if (!o.criteria.empty() && !o.criteria_profile.empty())
+    throw std::invalid_argument("--criteria and --criteria-profile both given: a profile is a criteria set, give one");
+  if (!o.criteria_profile.empty()) {
+    // The run records the whole text, built-in criteria and profile, so `judge DIR` and
+    // `verify DIR` judge it again the same way whatever a later gpuaccept's profile says.
+    const CriteriaProfile p = criteria_profile(o.criteria_profile);
+    in.criteria_source = p.source;
+    in.criteria_text = p.text;
+  } else if (o.criteria.empty()) {
     in.criteria_source = "builtin";
     in.criteria_text = builtin_criteria_text();
   } else {

@@ -23,12 +23,22 @@ std::string scalar(const json& v, const std::string& unit) {
 }  // namespace
 
 // The judge's resolved bounds: {op, value}, {op, text}, {op: between, low, high},
-// {op: within_pct_of_median, pct, median, low, high}. Anything else prints as recorded.
+// {op: within_pct_of_median, pct, median, low, high}, {op: mad_outlier, k, floor_pct, median,
+// mad, low and/or high: only the worse side}. Anything else prints as recorded.
 std::string bound_text(const json& b, const std::string& unit) {
   if (!b.is_object() || b.empty()) return "—";
   std::string op = b.contains("op") && b["op"].is_string() ? b["op"].get<std::string>() : "";
   std::string s;
   const bool within = op == "within_pct_of_median" && b.contains("pct") && b.contains("median");
+  const bool mad = op == "mad_outlier" && b.contains("median") && (b.contains("low") || b.contains("high"));
+  if (mad) {
+    s = b.contains("low") && b.contains("high")
+            ? "between " + scalar(b["low"], unit) + " and " + scalar(b["high"], unit)
+            : b.contains("low") ? ">= " + scalar(b["low"], unit) : "<= " + scalar(b["high"], unit);
+    s += " (median " + scalar(b["median"], unit) + ", larger of " + scalar(b.value("k", json()), "") + " x 1.4826 MAD " +
+         scalar(b.value("mad", json()), unit) + " and " + scalar(b.value("floor_pct", json()), "%") + ")";
+    return s;
+  }
   if (within) {
     s = "within " + scalar(b["pct"], "%") + " of median " + scalar(b["median"], unit);
     if (b.contains("low") && b.contains("high"))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rewrites the generated tables in docs/ from the probes' declarations (gpuaccept list
-# --metrics / --params), between their <!-- generated: ... --> markers. A unit test
+# --metrics / --params) and the system profiles (--profiles), between their <!-- generated: ... --> markers. A unit test
 # (DeclaredDocs.*) fails when the docs and the declarations differ; run this, then commit.
 # Usage: scripts/gen-docs.sh [path/to/gpuaccept]   (default: build/app/gpuaccept)
 set -euo pipefail
@@ -24,4 +24,5 @@ PY
 }
 "$bin" list --metrics | replace docs/criteria.md "gpuaccept list --metrics"
 "$bin" list --params | replace docs/parameters.md "gpuaccept list --params"
+"$bin" list --profiles | replace docs/criteria.md "gpuaccept list --profiles"
 echo "gen-docs: docs/criteria.md and docs/parameters.md rewritten from $bin" >&2

@@ -19,11 +19,13 @@ namespace {
 
 constexpr int kCriteriaSchemaVersion = 1;
 constexpr const char* kBuiltinName = "criteria-default.yaml";
+constexpr const char* kProfilePrefix = "criteria-profile-";
 
 const std::vector<std::string>& criterion_keys() {
-  static const std::vector<std::string> keys = {"name",  "metric",   "compare", "value",    "low",  "high",
-                                                "pct",   "scope",    "where",   "severity", "required",
-                                                "unit",  "description"};
+  static const std::vector<std::string> keys = {"name",  "metric",   "compare",     "value",    "low",  "high",
+                                                "pct",   "k",        "floor_pct",   "scope",    "where",
+                                                "severity", "required", "unit",     "description", "source",
+                                                "derivation"};
   return keys;
 }
 
@@ -60,6 +62,7 @@ class Parser {
                         std::to_string(kCriteriaSchemaVersion) + ")");
     CriteriaSet set;
     set.source = file_;
+    if (const YAML::Node d = lookup(root, "description")) set.description = this->text(d, "description");
     const YAML::Node list = lookup(root, "criteria");
     if (!list) fail(root, "no criteria list");
     if (list.IsNull()) return set;  // `criteria:` with nothing under it: an empty contract
@@ -157,7 +160,7 @@ class Parser {
 
   static std::optional<Comparator> comparator(const std::string& s) {
     for (auto c : {Comparator::ge, Comparator::le, Comparator::between, Comparator::equals,
-                   Comparator::within_pct_of_median})
+                   Comparator::within_pct_of_median, Comparator::mad_outlier})
       if (s == to_string(c)) return c;
     return std::nullopt;
   }
@@ -207,14 +210,14 @@ class Parser {
       fail(metric, who + "metric \"" + c.metric + "\": `*` may only end a metric name");
 
     const YAML::Node cmp = lookup(item, "compare");
-    const std::string closed = "\">=\", \"<=\", between, equals, within_pct_of_median";
+    const std::string closed = "\">=\", \"<=\", between, equals, within_pct_of_median, mad_outlier";
     if (!cmp) fail(item, who + "no compare (one of " + closed + ")");
     auto op = comparator(text(cmp, "compare"));
     if (!op) fail(cmp, who + "unknown comparator \"" + cmp.Scalar() + "\" (one of " + closed + ")");
     c.comparator = *op;
 
     const YAML::Node value = lookup(item, "value"), low = lookup(item, "low"), high = lookup(item, "high"),
-                     pct = lookup(item, "pct");
+                     pct = lookup(item, "pct"), k = lookup(item, "k"), floor_pct = lookup(item, "floor_pct");
     const std::string opname = to_string(c.comparator);
     auto forbid = [&](const YAML::Node& n, const char* key) {
       if (n) fail(n, who + key + " does not apply to compare: " + opname);
@@ -226,6 +229,7 @@ class Parser {
         if (!value) fail(item, who + "compare: " + opname + " needs a value");
         c.value = bound(value, "value", c.comparator);
         forbid(low, "low"), forbid(high, "high"), forbid(pct, "pct");
+        forbid(k, "k"), forbid(floor_pct, "floor_pct");
         break;
       case Comparator::between:
         if (!low) fail(item, who + "compare: between needs low (and high)");
@@ -235,6 +239,7 @@ class Parser {
         if (c.low.number && c.high.number && *c.low.number > *c.high.number)
           fail(high, who + "high is below low");
         forbid(value, "value"), forbid(pct, "pct");
+        forbid(k, "k"), forbid(floor_pct, "floor_pct");
         break;
       case Comparator::within_pct_of_median: {
         if (!pct) fail(item, who + "compare: within_pct_of_median needs pct (allowed deviation, in percent)");
@@ -242,6 +247,23 @@ class Parser {
         if (!d || *d <= 0) fail(pct, who + "pct must be a positive number, got " + scalar_text(pct));
         c.pct = *d;
         forbid(value, "value"), forbid(low, "low"), forbid(high, "high");
+        forbid(k, "k"), forbid(floor_pct, "floor_pct");
+        break;
+      }
+      case Comparator::mad_outlier: {
+        // Both are required: a k alone fails a place 0.1% off a cluster whose places agree to
+        // the last digit (MAD 0), and a floor alone is within_pct_of_median.
+        if (!k) fail(item, who + "compare: mad_outlier needs k (allowed distance from the median, in scaled MADs)");
+        if (!floor_pct)
+          fail(item, who + "compare: mad_outlier needs floor_pct (the distance from the median always allowed, in "
+                           "percent of it, so that a cluster whose places agree exactly does not fail one 0.1% off)");
+        auto dk = number(k);
+        if (!dk || *dk <= 0) fail(k, who + "k must be a positive number, got " + scalar_text(k));
+        auto df = number(floor_pct);
+        if (!df || *df < 0) fail(floor_pct, who + "floor_pct must be a number >= 0, got " + scalar_text(floor_pct));
+        c.k = *dk;
+        c.floor_pct = *df;
+        forbid(value, "value"), forbid(low, "low"), forbid(high, "high"), forbid(pct, "pct");
         break;
       }
     }
@@ -267,6 +289,8 @@ class Parser {
     }
     if (const YAML::Node n = lookup(item, "unit")) c.unit = text(n, "unit");
     if (const YAML::Node n = lookup(item, "description")) c.description = text(n, "description");
+    if (const YAML::Node n = lookup(item, "source")) c.source = text(n, "source");
+    if (const YAML::Node n = lookup(item, "derivation")) c.derivation = text(n, "derivation");
     return c;
   }
 
@@ -282,6 +306,7 @@ const char* to_string(Comparator c) {
     case Comparator::between: return "between";
     case Comparator::equals: return "equals";
     case Comparator::within_pct_of_median: return "within_pct_of_median";
+    case Comparator::mad_outlier: return "mad_outlier";
   }
   return "?";
 }
@@ -368,6 +393,44 @@ void check_criteria_metrics(const CriteriaSet& set, const MetricCatalogue& catal
     msg += " (gpuaccept list --metrics shows them all)";
     throw CriteriaError(set.source, c.line, msg);
   }
+}
+
+std::vector<std::string> criteria_profile_names() {
+  std::vector<std::string> names;
+  const std::string prefix = kProfilePrefix, suffix = ".yaml";
+  for (const auto& f : embedded_files()) {
+    const std::string n = f.name;
+    if (n.rfind(prefix, 0) == 0 && n.size() > prefix.size() + suffix.size())
+      names.push_back(n.substr(prefix.size(), n.size() - prefix.size() - suffix.size()));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+CriteriaProfile criteria_profile(const std::string& name) {
+  const std::string file = kProfilePrefix + name + ".yaml";
+  const EmbeddedFile* found = nullptr;
+  for (const auto& f : embedded_files())
+    if (file == f.name) found = &f;
+  if (!found) throw std::invalid_argument("unknown criteria profile \"" + name + "\" (known: " +
+                                          join(criteria_profile_names()) + ")");
+  CriteriaProfile p;
+  p.name = name;
+  p.file_text = found->text;
+  // The profile file is a criteria file of its own (it parses alone, with its description);
+  // its list is appended to the built-in criteria as the family files are, so that the text a
+  // run records is one file, with every comment that says why, and `judge DIR` reads it back.
+  const CriteriaSet own = parse_criteria(p.file_text, file);
+  p.description = own.description;
+  const std::string marker = "\ncriteria:\n";
+  const auto at = p.file_text.find(marker);
+  if (at == std::string::npos) throw CriteriaError(file, 0, "a profile's list must start on a line `criteria:`");
+  p.text = builtin_criteria_text();
+  if (!p.text.empty() && p.text.back() != '\n') p.text += '\n';
+  p.text += "\n# ---- profile " + name + " (" + file + "): " + p.description + "\n" +
+            p.file_text.substr(at + marker.size());
+  p.source = "builtin + profile " + name;
+  return p;
 }
 
 }  // namespace ga

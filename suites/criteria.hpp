@@ -12,7 +12,9 @@
 
 namespace ga {
 
-enum class Comparator { ge, le, between, equals, within_pct_of_median };
+// mad_outlier: a robust outlier test against the places the criterion selects (median and
+// median absolute deviation), see docs/criteria.md.
+enum class Comparator { ge, le, between, equals, within_pct_of_median, mad_outlier };
 enum class Severity { error, warning };
 // auto: required when the expected topology has things of the criterion's scope (GPUs for
 // scope gpu, NICs for scope nic) or when some hosts produced the metric; yes/no: as stated.
@@ -40,17 +42,22 @@ struct Criterion {
   Bound value;                          // ge, le, equals
   Bound low, high;                      // between
   double pct = 0;                       // within_pct_of_median
+  double k = 0;                         // mad_outlier: allowed distance from the median in scaled MADs
+  double floor_pct = 0;                 // mad_outlier: the distance always allowed, in % of the median
   Severity severity = Severity::error;
   Required required = Required::automatic;
   std::string scope;                    // place kind filter: host|numa|gpu|nic|pair|cluster; "" any
   nlohmann::json where = nlohmann::json::object();  // sample params that must match
   std::string unit;                     // optional; when given must match the samples' unit
   std::string description;
+  std::string source;                   // optional: the published figure a threshold comes from
+  std::string derivation;               // optional: how the threshold follows from it
   int line = 0;                         // line in the source file, for messages
 };
 
 struct CriteriaSet {
   std::string source;                   // "builtin" or the file path
+  std::string description;              // the file's own, if it has one
   std::vector<Criterion> criteria;
 };
 
@@ -64,6 +71,20 @@ struct CriteriaError : std::runtime_error {
 CriteriaSet parse_criteria(const std::string& yaml_text, const std::string& source);  // throws CriteriaError
 CriteriaSet load_criteria_file(const std::string& path);                              // throws CriteriaError
 const std::string& builtin_criteria_text();
+
+// System profiles: the built-in criteria with absolute thresholds for one system layered on
+// top (suites/data/criteria-profile-NAME.yaml, each threshold naming its source figure and
+// derivation). A profile adds criteria; it replaces none, so the relative rules still hold.
+struct CriteriaProfile {
+  std::string name;                     // "h100-sxm-ndr"
+  std::string description;              // the profile file's description
+  std::string file_text;                // the profile file as compiled in
+  std::string text;                     // the built-in criteria with the profile's appended: what a run records
+  std::string source;                   // "builtin + profile NAME": what the reports name
+};
+std::vector<std::string> criteria_profile_names();  // sorted
+// Throws std::invalid_argument naming the known profiles for a name that is not one.
+CriteriaProfile criteria_profile(const std::string& name);
 
 // The criteria of the file TEXT (read from SOURCE) that NAMES lists, in the file's order, as a
 // criteria file of their own with DESCRIPTION: what `gpuaccept health` judges by and records in

@@ -183,7 +183,8 @@ class CriterionJudge {
     // hostmem.triad.uniform). Such places are not compared (skipped, saying why); the
     // median is taken over the hosts with a kernel of their own.
     std::vector<const Metric*> compared = selected;
-    if (c.comparator == Comparator::within_pct_of_median || uses(c, "median")) {
+    if (c.comparator == Comparator::within_pct_of_median || c.comparator == Comparator::mad_outlier ||
+        uses(c, "median")) {
       compared.clear();
       for (const Metric* m : selected) {
         const std::string host = place::host_of(m->place);
@@ -365,6 +366,7 @@ class CriterionJudge {
       return error(m.metric + " is text; compare: " + std::string(to_string(c.comparator)) + " needs a number");
 
     if (c.comparator == Comparator::within_pct_of_median) return within(c, m, r, v);
+    if (c.comparator == Comparator::mad_outlier) return mad_outlier(c, m, r, v);
     if (c.comparator == Comparator::between) return between(c, m, r, v);
 
     Resolved b = r.resolve(c.value, m);
@@ -452,6 +454,47 @@ class CriterionJudge {
     else
       v.reason = m.metric + " " + value_text(m) + " is " + percent_off(x, med, "below", "above") +
                  " the cluster median " + base::format_quantity(med, m.unit) + allowed;
+    return v;
+  }
+
+  // A robust outlier test: the median of the selected places and their median absolute
+  // deviation (MAD), which one or a few bad places cannot drag the way they drag a mean and a
+  // standard deviation. A place fails when it is further from the median than k scaled MADs
+  // (1.4826 x MAD estimates the standard deviation of normally spread values) and further
+  // than floor_pct of the median: the floor keeps a cluster whose places agree to the last
+  // digit (MAD 0) from failing a place 0.1% off. Only the worse side fails: for a metric whose
+  // better direction is higher, a place far above its peers is no fault of that place.
+  Verdict mad_outlier(const Criterion& c, const Metric& m, const BoundResolver& r, Verdict v) const {
+    constexpr double kScale = 1.4826;
+    const double med = *r.median(), x = *m.value, mad = r.mad().value_or(0);
+    v.reference = med;
+    const double spread = c.k * kScale * mad, floor = std::fabs(med) * c.floor_pct / 100;
+    const double allowed = std::max(spread, floor);
+    const bool judge_low = m.better != Better::lower, judge_high = m.better != Better::higher;
+    const double low = med - allowed, high = med + allowed;
+    nlohmann::json b = {{"op", "mad_outlier"}, {"k", c.k}, {"floor_pct", c.floor_pct}, {"median", med}, {"mad", mad}};
+    if (judge_low) b["low"] = low;
+    if (judge_high) b["high"] = high;
+    v.bounds = shared_bounds(std::move(b));
+    const double tol = tolerance(x, allowed) + tolerance(x, med);
+    const bool low_ok = !judge_low || x >= low - tol, high_ok = !judge_high || x <= high + tol;
+    const bool ok = low_ok && high_ok;
+    v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
+    const std::string n = std::to_string(r.selected().size()) + " " + judging::plural_of_kind(m.place);
+    const std::string rule = base::format_number(c.k) + " scaled MADs (" + base::format_quantity(spread, m.unit) +
+                             ") and the " + base::format_number(c.floor_pct) + "% floor (" +
+                             base::format_quantity(floor, m.unit) + ")";
+    const std::string away =
+        mad > 0 ? ", " + base::format_number(std::fabs(x - med) / (kScale * mad)) + " scaled MADs away" : "";
+    std::string where = x == med ? " is the median" : " is " + percent_off(x, med, "below", "above") + " the median " +
+                                                          base::format_quantity(med, m.unit) + away;
+    if (!ok)
+      v.reason = m.metric + " " + value_text(m) + where + ": an outlier, further than " + rule + " (over " + n + ")";
+    else if ((x < med && !judge_low) || (x > med && !judge_high))
+      v.reason = m.metric + " " + value_text(m) + where + ", on the better side (" + to_string(m.better) +
+                 " is better), which is no fault (over " + n + ")";
+    else
+      v.reason = m.metric + " " + value_text(m) + where + ", within the larger of " + rule + " (over " + n + ")";
     return v;
   }
 

@@ -88,6 +88,9 @@ class BoundResolver {
   BoundResolver(const Facts& facts, const std::vector<const Metric*>& selected);
   Resolved resolve(const Bound&, const Metric&) const;
   std::optional<double> median() const { return median_; }
+  // The median absolute deviation of the selected values from their median, computed on the
+  // first call (only mad_outlier asks for it).
+  std::optional<double> mad() const;
   const std::vector<const Metric*>& selected() const { return selected_; }
 
  private:
@@ -106,6 +109,7 @@ class BoundResolver {
   const Facts& facts_;
   std::vector<const Metric*> selected_;
   std::optional<double> median_;
+  mutable std::optional<std::optional<double>> mad_;  // outer: computed yet
   // Built once: the members of each group, in place order. Votes are counted on first use
   // and kept, so judging N hosts costs O(N) rather than O(N^2) (1024 hosts x 8 GPUs took
   // half a minute before, see docs/measurements.md).

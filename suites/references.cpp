@@ -114,6 +114,17 @@ BoundResolver::BoundResolver(const Facts& facts, const std::vector<const Metric*
   for (std::size_t i = 0; i < selected_.size(); ++i) groups_[group_key(*selected_[i])].push_back(i);
 }
 
+std::optional<double> BoundResolver::mad() const {
+  if (!mad_) {
+    std::vector<double> dev;
+    if (median_)
+      for (const Metric* m : selected_)
+        if (m->value) dev.push_back(std::fabs(*m->value - *median_));
+    mad_ = dev.empty() ? std::nullopt : std::optional<double>(judging::median(std::move(dev)));
+  }
+  return *mad_;
+}
+
 std::string BoundResolver::group_key(const Metric& m) {
   return relative_place(m.place) + '\x1f' + m.params.dump();
 }

@@ -36,3 +36,5 @@ ga_integration_test(spine.health spine_health.sh TIMEOUT 120
 # drawn with a size; a screenshot in build/test-output. 77: Chromium not installed.
 ga_integration_test(report.browser report_browser.sh TIMEOUT 180 SERIAL)
 set_tests_properties(integration.report.browser PROPERTIES SKIP_RETURN_CODE 77)
+# System profiles (issue 14 item 6): run, judge and verify --criteria-profile, unknown names.
+ga_integration_test(spine.criteria_profile spine_criteria_profile.sh TIMEOUT 60)

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "app/commands.hpp"
+#include "suites/criteria.hpp"
 
 namespace ga {
 namespace {
@@ -34,6 +35,22 @@ TEST(DeclaredDocs, ParameterTableIsTheDeclarations) {
   want.pop_back();
   EXPECT_EQ(generated("parameters.md", "gpuaccept list --params"), want)
       << "docs/parameters.md is out of date: run scripts/gen-docs.sh";
+}
+
+TEST(DeclaredDocs, ProfileTableIsTheProfiles) {
+  std::string want = app::profiles_table();
+  want.pop_back();
+  EXPECT_EQ(generated("criteria.md", "gpuaccept list --profiles"), want)
+      << "docs/criteria.md is out of date: run scripts/gen-docs.sh";
+}
+
+// A profile naming a metric no probe declares would only show as "skipped" on a real cluster.
+TEST(DeclaredDocs, ProfilesNameDeclaredMetrics) {
+  const MetricCatalogue catalogue = app::builtin_catalogue();
+  for (const auto& name : criteria_profile_names()) {
+    const CriteriaProfile p = criteria_profile(name);
+    EXPECT_NO_THROW(check_criteria_metrics(parse_criteria(p.text, p.source), catalogue)) << name;
+  }
 }
 
 }  // namespace

@@ -138,5 +138,17 @@ TEST(ReportsMarkdown, BoundsReadAsSentences) {
       << line_with(md, "| lat-window |");
 }
 
+// mad_outlier records only the side it judges (a bandwidth: the low one) and what it was made of.
+TEST(ReportsMarkdown, MadOutlierBoundsReadAsASentence) {
+  auto g = test::make_judgement();
+  g.verdicts.push_back(test::verdict("hbm-outlier", "gpu.hbm_bw", "node2/gpu:1", VerdictStatus::fail, 2e12, "B/s",
+                                     {{"op", "mad_outlier"}, {"k", 5}, {"floor_pct", 2}, {"median", 3e12},
+                                      {"mad", 1e10}, {"low", 2.92587e12}},
+                                     "an outlier"));
+  const std::string line = line_with(markdown(g), "| hbm-outlier |");
+  EXPECT_NE(line.find("| >= 2.93 TB/s (median 3 TB/s, larger of 5 x 1.4826 MAD 10 GB/s and 2%) |"), std::string::npos)
+      << line;
+}
+
 }  // namespace
 }  // namespace ga

@@ -184,7 +184,7 @@ TEST(CriteriaErrors, WrongSchemaVersion) {
 TEST(CriteriaErrors, UnknownKeyListsTheAllowedOnes) {
   expect_error(std::string(kHead) + "  - name: a\n    metric: x.y\n    compare: equals\n    value: 1\n    thresold: 3\n",
                7, "unknown key \"thresold\" in a criterion (allowed: name, metric, compare, value, low, high, pct, "
-                  "scope, where, severity, required, unit, description)");
+                  "k, floor_pct, scope, where, severity, required, unit, description, source, derivation)");
   expect_error("schema_version: 1\nrules: []\ncriteria: []\n", 2, "unknown key \"rules\" in top level");
 }
 
@@ -195,7 +195,7 @@ TEST(CriteriaErrors, KeyGivenTwice) {
 
 TEST(CriteriaErrors, UnknownComparatorListsTheClosedSet) {
   expect_error(std::string(kHead) + "  - name: a\n    metric: x.y\n    compare: \">\"\n    value: 1\n", 5,
-               "unknown comparator \">\" (one of \">=\", \"<=\", between, equals, within_pct_of_median)");
+               "unknown comparator \">\" (one of \">=\", \"<=\", between, equals, within_pct_of_median, mad_outlier)");
 }
 
 TEST(CriteriaErrors, MissingMetric) {
