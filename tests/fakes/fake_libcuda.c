@@ -11,7 +11,7 @@
  * Each device declares 512 MiB (a small GPU, so that the probes' buffers, sized from the free
  * memory, stay small in the host memory that stands in for it); allocations count against the
  * device whose context is current and fail with CUDA_ERROR_OUT_OF_MEMORY past it.
- * Faults (slow_hbm) are opt-in through GA_FAKE_GPU_FAULTS (fake_gpu_faults.h).
+ * Faults (slow_hbm, mem_creep) are opt-in through GA_FAKE_GPU_FAULTS (fake_gpu_faults.h).
  * It measures nothing real: tests never assert a speed. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -98,7 +98,21 @@ CUresult cuCtxSetCurrent(void* c) {
 }
 CUresult cuCtxSynchronize(void) { return 0; }
 CUresult cuCtxEnablePeerAccess(void* c, unsigned f) { (void)c; (void)f; return 0; }
-CUresult cuMemGetInfo_v2(size_t* f, size_t* t) { *t = kMemory; *f = kMemory - g_allocated[g_current]; return 0; }
+static double seconds(void);
+/* mem_creep: from the process's first cuMemGetInfo on that device, 16 MiB a second more in use
+ * (reported only: free memory shrinks, no allocation fails for it). */
+static double g_first_info[2];
+CUresult cuMemGetInfo_v2(size_t* f, size_t* t) {
+  *t = kMemory;
+  *f = kMemory - g_allocated[g_current];
+  if (fake_gpu_has(g_current, FAKE_MEM_CREEP)) {
+    const double now = seconds();
+    if (g_first_info[g_current] == 0) g_first_info[g_current] = now;
+    const size_t creep = (size_t)((now - g_first_info[g_current]) * 16.0 * 1048576.0);
+    *f = creep < *f ? *f - creep : 0;
+  }
+  return 0;
+}
 /* This process's device allocations, so that a pointer (also one inside a buffer) names its
  * device and a free its size. */
 struct alloc { uintptr_t base; size_t bytes; int dev; };
