@@ -5,10 +5,11 @@
  * `slow` (GA_FAKE_GPU_FAULTS, fake_gpu_faults.h: 3x the time) does not; it says nothing about
  * a real GPU.
  *
- * Calls in quick succession form a queue, as a GPU's stream does: each ends at the previous
- * one's end plus its own time, so one late wake-up of this sleeping process is made up by the
- * next calls instead of being counted once per GEMM. The device is the fake CUDA's current one
- * (found through GPUACCEPT_CUDA_LIBRARY, already loaded by the probe); without it, device 0. */
+ * The GEMM is queued on the fake CUDA's current device (fake_cuda_enqueue: the device is busy
+ * for that long, on its own clock, and events after it record its end), so its time does not
+ * depend on how late this process is scheduled on a loaded machine. The fake CUDA is found
+ * through GPUACCEPT_CUDA_LIBRARY, already loaded by the probe; without it the call sleeps for
+ * the time instead, on device 0. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -16,27 +17,21 @@
 
 #include "fake_gpu_faults.h"
 
-static const double kRate = 9e14, kFloor = 2e-4, kQueueGap = 2e-4;
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-static int current_device(void) {
-  static int (*fn)(void);
+static const double kRate = 9e14, kFloor = 2e-4;
+static int (*g_device)(void);
+static void (*g_enqueue)(double);
+static void find_cuda(void) {
   static int looked;
-  if (!looked) {
-    looked = 1;
-    const char* p = getenv("GPUACCEPT_CUDA_LIBRARY");
-    void* h = p ? dlopen(p, RTLD_NOW | RTLD_NOLOAD) : NULL;
-    if (h) fn = (int (*)(void))dlsym(h, "fake_cuda_current_device");
-  }
-  return fn ? fn() : 0;
+  if (looked) return;
+  looked = 1;
+  const char* p = getenv("GPUACCEPT_CUDA_LIBRARY");
+  void* h = p ? dlopen(p, RTLD_NOW | RTLD_NOLOAD) : NULL;
+  if (!h) return;
+  g_device = (int (*)(void))dlsym(h, "fake_cuda_current_device");
+  g_enqueue = (void (*)(double))dlsym(h, "fake_cuda_enqueue");
 }
 
 static int g_handle;
-static double g_queue_end, g_last_return;
 int cublasCreate_v2(void** h) { *h = &g_handle; return 0; }
 int cublasDestroy_v2(void* h) { (void)h; return 0; }
 int cublasSetStream_v2(void* h, void* s) { (void)h; (void)s; return 0; }
@@ -47,15 +42,13 @@ int cublasGemmEx(void* h, int ta, int tb, int m, int n, int k, const void* alpha
   (void)b; (void)bt; (void)ldb; (void)beta; (void)c; (void)ct; (void)ldc; (void)comp; (void)algo;
   double t = 2.0 * (double)m * (double)n * (double)k / kRate;
   if (t < kFloor) t = kFloor;
-  if (fake_gpu_has(current_device(), FAKE_SLOW)) t *= 3;
-  const double now = now_s();
-  const double begin = (now - g_last_return < kQueueGap && g_queue_end > 0) ? g_queue_end : now;
-  g_queue_end = begin + t;
-  const double wait = g_queue_end - now;
-  if (wait > 0) {
-    struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-    nanosleep(&ts, NULL);
+  find_cuda();
+  if (fake_gpu_has(g_device ? g_device() : 0, FAKE_SLOW)) t *= 3;
+  if (g_enqueue && g_device) {
+    g_enqueue(t);
+    return 0;
   }
-  g_last_return = now_s();
+  struct timespec ts = {(time_t)t, (long)((t - (double)(time_t)t) * 1e9)};
+  nanosleep(&ts, NULL);
   return 0;
 }

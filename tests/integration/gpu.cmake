@@ -72,5 +72,5 @@ ga_integration_test(gpu.nccl_transport gpu_nccl_transport.sh TIMEOUT 240 SERIAL
 # The soak (burn-in suite) on 2 fake hosts x 2 ranks: a clean 10 s soak passes; slow, mem_creep
 # and throttle on three GPUs each fail there alone (the slow one named the straggler); a soak
 # interrupted by SIGINT still writes a judged report.
-ga_integration_test(gpu.soak gpu_soak.sh TIMEOUT 300 SERIAL
+ga_integration_test(gpu.soak gpu_soak.sh TIMEOUT 240 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
