@@ -202,6 +202,17 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
                         [rank](const std::string& line) { progress(rank, line); });
         ctx.progress = &*printer;
       }
+      if (rank == 0) {
+        ctx.journal_now = [&journal, name = sp.name](std::vector<Sample> samples) {
+          for (auto& s : samples) {
+            s.probe = name;
+            nlohmann::json j = to_json(s);
+            j["type"] = "sample";
+            journal->append(j);
+          }
+          journal->flush();
+        };
+      }
       CollectingSink sink(sp.name, rank);
       Outcome outcome;
       if (probe->info().needs.multi_host && layout.hosts.size() < 2) {

@@ -16,6 +16,7 @@ std::unique_ptr<Probe> make_mpicoll_probe();
 std::unique_ptr<Probe> make_p2p_probe();
 std::unique_ptr<Probe> make_gpu_probe();
 std::unique_ptr<Probe> make_nccl_probe();
+std::unique_ptr<Probe> make_soak_probe();
 
 void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_inventory_probe());
@@ -30,6 +31,7 @@ void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_p2p_probe());
   r.add(make_gpu_probe());
   r.add(make_nccl_probe());
+  r.add(make_soak_probe());
 }
 
 }  // namespace ga

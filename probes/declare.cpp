@@ -21,6 +21,7 @@ const char* to_string(Combine c) {
     case Combine::min: return "min";
     case Combine::max: return "max";
     case Combine::sum: return "sum";
+    case Combine::last: return "last";
   }
   return "median";
 }

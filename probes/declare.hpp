@@ -22,7 +22,9 @@ const char* to_string(Better);
 
 // How the samples of one (metric, place, params) combine into the judged value. A place is
 // measured by one rank, so this is how its repeats combine: one slow iteration must not decide.
-enum class Combine { median, min, max, sum };
+// last: the sample with the highest iter, for a running figure a probe states again after
+// each interval (soak.step_drift): the last statement covers the whole run.
+enum class Combine { median, min, max, sum, last };
 const char* to_string(Combine);
 
 struct MetricDecl {

@@ -68,6 +68,10 @@ struct ProbeContext {
   // nullptr on every other rank, with --quiet and outside a run. Call report_step(), which
   // takes nullptr; ranks may call it alike, only rank 0's calls print.
   Progress* progress = nullptr;
+  // Rank 0 only, during a run: appends samples to the journal at once and fsyncs it (unset on
+  // every other rank and outside a run). For a probe that runs for minutes to hours (soak), so
+  // that what it measured survives an interruption; samples given here are not emitted again.
+  std::function<void(std::vector<Sample>)> journal_now{};
   double seconds_left() const {
     return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
   }

@@ -2,6 +2,8 @@
 // slow iteration (a page fault, a context switch) must not decide a verdict.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <utility>
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
@@ -135,9 +137,11 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
     m.count = int(start[o.group + 1] - start[o.group]);
     values.clear();
     bool any_text = false;
+    std::optional<std::pair<int, double>> last;  // (iter, value) of the latest repetition
     for (std::uint32_t i = start[o.group]; i < start[o.group + 1]; ++i) {
       const Sample& s = *members[i];
       if (s.value) values.push_back(*s.value);
+      if (s.value && (!last || s.iter >= last->first)) last = std::make_pair(s.iter, *s.value);
       if (s.text) texts.add(*s.text), any_text = true;
       units.add(s.unit);
     }
@@ -164,6 +168,7 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
           case Combine::median: break;
           case Combine::min: m.value = m.min; break;
           case Combine::max: m.value = m.max; break;
+          case Combine::last: m.value = last->second; break;
           case Combine::sum: {
             double total = 0;
             for (double v : values) total += v;

@@ -18,6 +18,11 @@
  *   hw_slowdown        the hardware-slowdown clock throttle reason is active: NVML
  *   nvlink_crc         NVLink 0's CRC flit and data error counters rise (1000 and 250 a
  *                      second) between any two reads: NVML
+ *   slow               its bf16/fp16 GEMMs take 3x their modelled time: cuBLAS (the soak's
+ *                      straggler)
+ *   mem_creep          its memory in use creeps up 16 MiB a second from the process's first
+ *                      cuMemGetInfo (free memory reported shrinks; nothing is allocated): CUDA
+ *   throttle           the hardware thermal slowdown reason (0x40) is active: NVML
  * Unset (or empty), every GPU is healthy. A name it does not know stops the process with a
  * message, so that a typo never passes for a healthy run. */
 #pragma once
@@ -36,6 +41,9 @@ enum {
   FAKE_ECC_UNCORRECTED = 1 << 6,
   FAKE_HW_SLOWDOWN = 1 << 7,
   FAKE_NVLINK_CRC = 1 << 8,
+  FAKE_SLOW = 1 << 9,
+  FAKE_MEM_CREEP = 1 << 10,
+  FAKE_THROTTLE = 1 << 11,
 };
 enum { FAKE_GPUS = 2 };
 
@@ -88,9 +96,12 @@ static inline const struct fake_faults* fake_gpu_faults(void) {
       else if (!strcmp(name, "ecc_uncorrected")) bit = FAKE_ECC_UNCORRECTED;
       else if (!strcmp(name, "hw_slowdown")) bit = FAKE_HW_SLOWDOWN;
       else if (!strcmp(name, "nvlink_crc")) bit = FAKE_NVLINK_CRC;
+      else if (!strcmp(name, "slow")) bit = FAKE_SLOW;
+      else if (!strcmp(name, "mem_creep")) bit = FAKE_MEM_CREEP;
+      else if (!strcmp(name, "throttle")) bit = FAKE_THROTTLE;
       if (!bit) {
         fprintf(stderr, "GA_FAKE_GPU_FAULTS: unknown fault \"%s\" (slow_hbm, pcie_gen_low, pcie_width_low, xid[:CODE], "
-                        "row_remap_pending, nvlink_down, ecc_uncorrected, hw_slowdown, nvlink_crc)\n", name);
+                        "row_remap_pending, nvlink_down, ecc_uncorrected, hw_slowdown, nvlink_crc, slow, mem_creep, throttle)\n", name);
         abort();
       }
       if (!mine) continue;

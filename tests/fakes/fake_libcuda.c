@@ -11,7 +11,7 @@
  * Each device declares 512 MiB (a small GPU, so that the probes' buffers, sized from the free
  * memory, stay small in the host memory that stands in for it); allocations count against the
  * device whose context is current and fail with CUDA_ERROR_OUT_OF_MEMORY past it.
- * Faults (slow_hbm) are opt-in through GA_FAKE_GPU_FAULTS (fake_gpu_faults.h).
+ * Faults (slow_hbm, mem_creep) are opt-in through GA_FAKE_GPU_FAULTS (fake_gpu_faults.h).
  * It measures nothing real: tests never assert a speed. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -96,9 +96,24 @@ CUresult cuCtxSetCurrent(void* c) {
   if (c) g_current = (int)((int*)c - g_ctx);
   return 0;
 }
-CUresult cuCtxSynchronize(void) { return 0; }
+void fake_cuda_drain(void);
+CUresult cuCtxSynchronize(void) { fake_cuda_drain(); return 0; }
 CUresult cuCtxEnablePeerAccess(void* c, unsigned f) { (void)c; (void)f; return 0; }
-CUresult cuMemGetInfo_v2(size_t* f, size_t* t) { *t = kMemory; *f = kMemory - g_allocated[g_current]; return 0; }
+static double seconds(void);
+/* mem_creep: from the process's first cuMemGetInfo on that device, 16 MiB a second more in use
+ * (reported only: free memory shrinks, no allocation fails for it). */
+static double g_first_info[2];
+CUresult cuMemGetInfo_v2(size_t* f, size_t* t) {
+  *t = kMemory;
+  *f = kMemory - g_allocated[g_current];
+  if (fake_gpu_has(g_current, FAKE_MEM_CREEP)) {
+    const double now = seconds();
+    if (g_first_info[g_current] == 0) g_first_info[g_current] = now;
+    const size_t creep = (size_t)((now - g_first_info[g_current]) * 16.0 * 1048576.0);
+    *f = creep < *f ? *f - creep : 0;
+  }
+  return 0;
+}
 /* This process's device allocations, so that a pointer (also one inside a buffer) names its
  * device and a free its size. */
 struct alloc { uintptr_t base; size_t bytes; int dev; };
@@ -155,19 +170,38 @@ void fake_cuda_hbm_work_done(int dev, double start, size_t bytes) {
 }
 double fake_cuda_now(void) { return seconds(); }
 int fake_cuda_current_device(void) { return g_current; }
+/* Work a fake library queues on the current device without doing it on the host (the fake
+ * cuBLAS's GEMMs): the device is busy until g_busy_until, on the device's own clock, so a GEMM
+ * takes its modelled time however late this process is scheduled. Events record when the
+ * queue ahead of them ends; synchronous work (copies, memsets, the fake NCCL's collectives,
+ * through fake_cuda_drain) first waits for the queue, as work behind it on a stream would. */
+static double g_busy_until[2];
+void fake_cuda_enqueue(double secs) {
+  const double now = seconds();
+  double* b = &g_busy_until[g_current];
+  *b = (*b > now ? *b : now) + secs;
+}
+void fake_cuda_drain(void) {
+  const double wait = g_busy_until[g_current] - seconds();
+  if (wait <= 0) return;
+  struct timespec t = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+  nanosleep(&t, NULL);
+}
 CUresult cuMemHostAlloc(void** p, size_t n, unsigned f) { (void)f; *p = malloc(n); return *p ? 0 : 2; }
 CUresult cuMemFreeHost(void* p) { free(p); return 0; }
 CUresult cuMemHostRegister_v2(void* p, size_t n, unsigned f) { (void)p; (void)n; (void)f; return 0; }
 CUresult cuMemHostUnregister(void* p) { (void)p; return 0; }
 CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void* s) {
   (void)s;
+  fake_cuda_drain();
   memset((void*)(uintptr_t)p, v, n);
   return 0;
 }
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, void* st) { (void)st; memcpy((void*)(uintptr_t)d, s, n); return 0; }
-CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, void* st) { (void)st; memcpy(d, (void*)(uintptr_t)s, n); return 0; }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, void* st) { (void)st; fake_cuda_drain(); memcpy((void*)(uintptr_t)d, s, n); return 0; }
+CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, void* st) { (void)st; fake_cuda_drain(); memcpy(d, (void*)(uintptr_t)s, n); return 0; }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void* st) {
   (void)st;
+  fake_cuda_drain();
   const double start = seconds();
   memcpy((void*)(uintptr_t)d, (void*)(uintptr_t)s, n);
   fake_cuda_hbm_work_done(device_of(s), start, 2 * n);  /* read and written */
@@ -175,13 +209,14 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void* st) 
 }
 CUresult cuMemcpyPeerAsync(CUdeviceptr d, void* dc, CUdeviceptr s, void* sc, size_t n, void* st) {
   (void)dc; (void)sc; (void)st;
+  fake_cuda_drain();
   memcpy((void*)(uintptr_t)d, (void*)(uintptr_t)s, n);
   return 0;
 }
 static int g_stream;
 CUresult cuStreamCreate(void** s, unsigned f) { (void)f; *s = &g_stream; return 0; }
 CUresult cuStreamDestroy_v2(void* s) { (void)s; return 0; }
-CUresult cuStreamSynchronize(void* s) { (void)s; return 0; }
+CUresult cuStreamSynchronize(void* s) { (void)s; fake_cuda_drain(); return 0; }
 /* An event is the time it was recorded; work is synchronous, so that is when it completed. */
 CUresult cuEventCreate(void** e, unsigned f) {
   (void)f;
@@ -189,8 +224,28 @@ CUresult cuEventCreate(void** e, unsigned f) {
   return *e ? 0 : 2;
 }
 CUresult cuEventDestroy_v2(void* e) { free(e); return 0; }
-CUresult cuEventRecord(void* e, void* s) { (void)s; clock_gettime(CLOCK_MONOTONIC, (struct timespec*)e); return 0; }
-CUresult cuEventSynchronize(void* e) { (void)e; return 0; }
+/* An event is when the work queued ahead of it ends (fake_cuda_enqueue), else when it was
+ * recorded: other work is synchronous, so that is when it completed. */
+CUresult cuEventRecord(void* e, void* s) {
+  (void)s;
+  struct timespec* t = (struct timespec*)e;
+  clock_gettime(CLOCK_MONOTONIC, t);
+  const double b = g_busy_until[g_current];
+  if (b > (double)t->tv_sec + (double)t->tv_nsec / 1e9) {
+    t->tv_sec = (time_t)b;
+    t->tv_nsec = (long)((b - (double)(time_t)b) * 1e9);
+  }
+  return 0;
+}
+CUresult cuEventSynchronize(void* e) {
+  const struct timespec* t = (const struct timespec*)e;
+  const double wait = (double)t->tv_sec + (double)t->tv_nsec / 1e9 - seconds();
+  if (wait > 0) {
+    struct timespec w = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+    nanosleep(&w, NULL);
+  }
+  return 0;
+}
 CUresult cuEventElapsedTime(float* ms, void* a, void* b) {
   const struct timespec* x = (const struct timespec*)a;
   const struct timespec* y = (const struct timespec*)b;

@@ -899,9 +899,23 @@ static int do_Reduce(const void* s, void* r, size_t n, int t, int op, int root, 
 }
 
 static struct plan g_group_plan;
+/* Work the fake cuBLAS queued on the fake CUDA's device (fake_cuda_drain): a collective on the
+ * stream starts after it, as on a GPU. Found through GPUACCEPT_CUDA_LIBRARY, already loaded. */
+static void drain_device(void) {
+  static void (*drain)(void);
+  static int looked;
+  if (!looked) {
+    looked = 1;
+    const char* p = getenv("GPUACCEPT_CUDA_LIBRARY");
+    void* h = p ? dlopen(p, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    if (h) drain = (void (*)(void))dlsym(h, "fake_cuda_drain");
+  }
+  if (drain) drain();
+}
 /* The public collectives: the hook, then the work, counted as running on the communicator. */
 #define GUARDED(call, c)                                  \
   do {                                                    \
+    drain_device();                                       \
     if (!many(c)) return call;                            \
     int e_ = enter((struct comm*)(c));                    \
     if (e_ != kSuccess) return e_;                        \

@@ -3,7 +3,8 @@
  * x16, 18 NVLinks, all healthy unless GA_FAKE_GPU_FAULTS (fake_gpu_faults.h) names a fault at
  * HOST/gpu:K: pcie_gen_low (Gen3 under load), pcie_width_low (x8), row_remap_pending,
  * nvlink_down (link 0 inactive), ecc_uncorrected (2 volatile), hw_slowdown (throttle 0x8),
- * nvlink_crc (link 0's CRC flit and data error counters rise, 1000 and 250 a second).
+ * nvlink_crc (link 0's CRC flit and data error counters rise, 1000 and 250 a second),
+ * throttle (hardware thermal slowdown, 0x40).
  *
  * Identities: each GPU's UUID and serial number are derived from the hostname and its index
  * (FNV-1a), so that every GPU of every fake host has its own, stable across processes (tests
@@ -76,7 +77,7 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(void* h, unsigned* mw) { (void)h; *mw = 312
 nvmlReturn_t nvmlDeviceGetClockInfo(void* h, int type, unsigned* c) { (void)h; *c = type == 2 ? 2619 : 1980; return 0; }
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(void* h, int type, unsigned* c) { (void)h; *c = type == 2 ? 2619 : 1980; return 0; }
 nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(void* h, unsigned long long* m) {
-  *m = has(h, FAKE_HW_SLOWDOWN) ? 0x8 : 0x0;
+  *m = (has(h, FAKE_HW_SLOWDOWN) ? 0x8 : 0x0) | (has(h, FAKE_THROTTLE) ? 0x40 : 0x0);
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetEccMode(void* h, int* cur, int* pend) { (void)h; *cur = 1; *pend = 1; return 0; }

@@ -19,6 +19,7 @@ add_executable(nccl_ring_bytes ${GA_FAKES_DIR}/nccl_ring_bytes.c)
 target_link_libraries(nccl_ring_bytes PRIVATE ${CMAKE_DL_LIBS})
 find_package(Threads REQUIRED)
 target_link_libraries(fake_nccl PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+target_link_libraries(fake_cublas PRIVATE ${CMAKE_DL_LIBS})
 target_link_libraries(fake_nccl_wrong PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 target_link_libraries(fake_nccl_old PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 set(GA_GPU_FAKES fake_cuda_ok fake_cuda_init_fail fake_cuda_old fake_cuda_incomplete fake_cuda_dev_fail
@@ -68,3 +69,8 @@ ga_integration_test(gpu.nccl_isolation gpu_nccl_isolation.sh TIMEOUT 600 SERIAL
 # The transport audit: the fake NCCL's NET/Socket on 2 fake hosts, one of them with RDMA ports.
 ga_integration_test(gpu.nccl_transport gpu_nccl_transport.sh TIMEOUT 240 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nccl>)
+# The soak (burn-in suite) on 2 fake hosts x 2 ranks: a clean 10 s soak passes; slow, mem_creep
+# and throttle on three GPUs each fail there alone (the slow one named the straggler); a soak
+# interrupted by SIGINT still writes a judged report.
+ga_integration_test(gpu.soak gpu_soak.sh TIMEOUT 240 SERIAL
+  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)

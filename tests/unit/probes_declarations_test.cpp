@@ -60,7 +60,7 @@ ProbeInfo info_of(const std::string& name) {
 TEST(ProbeDeclarations, EveryProbeDeclaresMetricsWithUnitDirectionAndSummary) {
   ProbeRegistry reg;
   const auto probes = builtin(reg);
-  ASSERT_EQ(probes.size(), 12u);
+  ASSERT_EQ(probes.size(), 13u);
   for (const Probe* p : probes) {
     const ProbeInfo i = p->info();
     SCOPED_TRACE(i.name);

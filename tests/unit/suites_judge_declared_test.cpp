@@ -15,6 +15,7 @@ MetricCatalogue catalogue() {
   c.add("x", {"x.bw", "B/s", Better::higher, "a bandwidth", Combine::median});
   c.add("x", {"x.errors", "count", Better::lower, "errors, every sample counted", Combine::sum});
   c.add("x", {"x.worst_lat", "s", Better::lower, "the slowest sample", Combine::max});
+  c.add("x", {"x.running", "%", Better::lower, "a running figure restated each interval", Combine::last});
   // A metric whose name says one probe and whose declaration says another.
   c.add("owner", {"x.adopted", "s", Better::lower, "declared by owner", Combine::median});
   return c;
@@ -44,6 +45,23 @@ TEST(JudgeDeclared, SamplesCombineAsDeclared) {
   // Without the catalogue: the median, as before declarations existed.
   const auto plain = judge(b.build(), criteria(""));
   EXPECT_DOUBLE_EQ(*metric(plain, "x.errors")->value, 2);
+}
+
+TEST(JudgeDeclared, LastIsTheSampleWithTheHighestIter) {
+  // A running figure (soak.step_drift) stated after each interval: the latest statement counts,
+  // whatever order the journal has them in.
+  JournalBuilder b({"n1"});
+  b.probe("x");
+  for (double v : {7.0, -3.0, 5.0}) b.sample("x.running", "n1", v, "%");
+  JournalData journal = b.build();
+  const int iters[] = {3, 1, 2};  // 7 is the statement after the third interval, journaled first
+  int k = 0;
+  for (auto& s : journal.samples)
+    if (s.metric == "x.running") s.iter = iters[k++];
+  const auto cat = catalogue();
+  const auto j = judge(journal, criteria(""), &cat);
+  ASSERT_TRUE(metric(j, "x.running"));
+  EXPECT_DOUBLE_EQ(*metric(j, "x.running")->value, 7);
 }
 
 TEST(JudgeDeclared, UnitComesFromTheDeclarationAndADisagreeingSampleIsNoted) {
