@@ -305,6 +305,7 @@ HostTopology extract(hwloc_topology_t topo, const std::string& source, PciPaths&
 
 HostTopology load_hwloc_xml(const std::string& content, const std::string& name, const std::string& hostname) {
   reject_unsafe_xml(content, name, true);  // before libxml2 sees a DOCTYPE or an entity
+  require_utf8(content, name);
   HwlocTopology topo;
   // hwloc wants the terminating NUL counted in the size.
   if (hwloc_topology_set_xmlbuffer(topo.get(), content.c_str(), int(content.size() + 1)) != 0)
