@@ -64,11 +64,13 @@ fi
 
 t0=$(date +%s)
 # Only the libraries the targets link are built (tests/fuzz/CMakeLists.txt), with a build type of
-# their own so that no Release flags creep in.
+# their own so that no Release flags creep in, and as a unity build: each library's sources in
+# one or two translation units parse nlohmann::json and yaml-cpp once, not per file (measured
+# on 2 cores, cold: 115 s of CPU against 158 s).
 mkdir -p "$build"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Fuzz -DCMAKE_CXX_FLAGS_FUZZ="$flags" -DCMAKE_C_FLAGS_FUZZ="$flags" \
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" -DGPUACCEPT_BUILD_FUZZ=ON \
-  -DGPUACCEPT_WITH_MPI=OFF -DGPUACCEPT_BUILD_TESTS=OFF -DGPUACCEPT_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
+  -DGPUACCEPT_WITH_MPI=OFF -DGPUACCEPT_BUILD_TESTS=OFF -DGPUACCEPT_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; echo "run-fuzz.sh: configure failed"; exit 1; }
 fuzzers=()
 for t in "${targets[@]}"; do fuzzers+=("fuzz_$t"); done
@@ -78,6 +80,7 @@ t1=$(date +%s)
 echo "built ${fuzzers[*]} in $((t1 - t0)) s"
 
 status=0
+export LSAN_OPTIONS="suppressions=$src/tests/fuzz/lsan.supp:print_suppressions=0"
 for t in "${targets[@]}"; do
   work=$build/corpus/$t seeds=$build/seeds/$t art=$build/artifacts/$t/
   mkdir -p "$work" "$seeds" "$art"

@@ -35,7 +35,7 @@ TEST(SuiteHostileInput, TextThatIsNotUtf8) {
 TEST(SuiteHostileInput, WrongShapesNameTheirLine) {
   expect_suite_refused("schema_version: [1]\nprobes: [hostmem]\n", ":1", "schema_version must be a single value");
   expect_suite_refused("probes: [hostmem]\nname: {a: b}\n", ":2", "name must be a single value");
-  expect_suite_refused("probes: [hostmem]\ndescription:\n", ":2", "description must be a single value");
+  expect_suite_refused("probes: [hostmem]\ndescription: [a, b]\n", ":2", "description must be a single value");
   expect_suite_refused("? [a, b]\n: 1\nprobes: [hostmem]\n", ":1", "a key must be a single value");
   expect_suite_refused("probes:\n  - name: [hostmem]\n", ":2", "a probe's name must be a single value");
   expect_suite_refused("probes:\n  - name: hostmem\n    params:\n      ? [a]\n      : 1\n", ":4",
