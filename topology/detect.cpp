@@ -131,6 +131,11 @@ void reject_unsafe_xml(const std::string& content, const std::string& name, bool
 }  // namespace detail
 
 Format detect_format(const std::string& content, const std::string& name) {
+  // No topology format has a NUL: UTF-16 (whose byte-order mark also hides the XML's '<') or
+  // binary. Said as such rather than "unrecognised".
+  if (auto z = content.find('\0'); z != std::string::npos)
+    throw TopologyError(name, base::line_of_offset(content, z),
+                        "NUL byte not accepted in a topology file (UTF-16 or binary content)");
   if (starts_like_xml(content)) {
     auto root = first_xml_element(content);
     // Before any loader's parser sees the text (and before a root-level complaint, so that a

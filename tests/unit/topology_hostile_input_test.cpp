@@ -2,6 +2,7 @@
 // one crashed a loader or made the journal writer throw far from the file; each is now refused
 // with TopologyError naming the file and line. The inputs are built here rather than committed:
 // the stack overflows need a few hundred kilobytes of one character.
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -74,6 +75,25 @@ TEST(TopologyHostileInput, LongXmlDeclarationsAreRefusedNotRecursedInto) {
                  "DOCTYPE not accepted");
 }
 
+// Found by fuzz_hwloc_xml: one attribute name misspelt (complete_cpusEt, one byte changed in a
+// recorded file) made hwloc 2.9's own XML import dereference NULL in hwloc_topology_load
+// (SIGSEGV in hwloc_bitmap_compare_first). Checked before hwloc sees the file.
+TEST(TopologyHostileInput, HwlocObjectWithACpusetButNoCompleteCpuset) {
+  ScratchDir d("ga-topo-hostile");
+  std::string hw = slurp(fixture("hwloc/hpe-cray-ex255a-4xMI300A-SPX-tuolumne.hwloc-v2.xml"));
+  ASSERT_NO_THROW(load_topology_text(hw, "tuolumne"));
+  const auto at = hw.find("<object type=\"L2Cache\"");
+  ASSERT_NE(at, std::string::npos);
+  const auto attr = hw.find("complete_cpuset=", at);
+  hw[attr + 14] = 'E';  // complete_cpusEt
+  const int line = 1 + int(std::count(hw.begin(), hw.begin() + long(at), '\n'));
+  expect_refused(d, "cpuset.xml", hw, line, "object type=\"L2Cache\" has cpuset without complete_cpuset");
+  std::string nodes = slurp(fixture("hwloc/hpe-cray-ex255a-4xMI300A-SPX-tuolumne.hwloc-v2.xml"));
+  const auto n = nodes.find(" nodeset=", nodes.find("<object type=\"L2Cache\""));
+  nodes[n + 1] = 'N';  // Nodeset: complete_nodeset without nodeset
+  expect_refused(d, "nodeset.xml", nodes, line, "object type=\"L2Cache\" has complete_nodeset without nodeset");
+}
+
 // Found by fuzz_nvidia_smi: a NUMA node or a GPU column past INT_MAX made std::stoi throw
 // std::out_of_range, which no caller expects from a loader; and a long cell overflowed the
 // stack in the NUMA list's regex.
@@ -92,5 +112,7 @@ TEST(TopologyHostileInput, NvidiaSmiNumbersOutOfRangeAndLongLines) {
   expect_refused(d, "cell.txt", head + "GPU0\t X \tNV12\t0-15\t" + list + "0\nGPU1\tNV12\t X \t0-15\t0\n", 2,
                  "line longer than 4096 bytes");
   // Format detection read every line with a regex too: a long blank line is no header.
+  // UTF-16 with its byte-order mark was "unrecognised" (the mark hides the '<'): it is named.
+  expect_refused(d, "utf16.xml", std::string("\xff\xfe<\0?\0x\0m\0l\0", 12), 1, "NUL byte not accepted");
   expect_refused(d, "blank.txt", kBig + "\n", 0, "unrecognised topology format");
 }
