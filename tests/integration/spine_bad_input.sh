@@ -94,8 +94,9 @@ check "naming its second run_start" grep -q "samples.jsonl:$((total + 1)): a sec
 # nesting, alias bombs, numbers past any range, values of the wrong type, text that is not
 # UTF-8, lines long enough to overflow a recursive regex. Each is refused with exit 2 (not a
 # crash: 134/139) and a message naming the file and, where the input has lines, the line.
-# `judge --criteria` and `topo --input` read them through the same loaders as `run` without an
-# mpirun each; one of each kind goes through `run` too.
+# `run` reads its inputs before MPI_Init, and `judge --criteria` and `topo --input` through the
+# same loaders, so most cases run without an mpirun each (4 s apiece here); one of each kind
+# goes through mpirun too.
 H=$GA_TMP/hostile; mkdir -p "$H"
 python3 - "$H" <<'PY'
 import sys
@@ -144,8 +145,10 @@ for c in "junk.bin|$H/junk.bin:1: " "s-deep.yaml|$H/s-deep.yaml:4: " "s-laughs.y
          "s-type.yaml|$H/s-type.yaml:2: name must be a single value" "s-huge.yaml|$H/s-huge.yaml:5: " \
          "s-nul.yaml|$H/s-nul.yaml:3: control character"; do
   refused "run --suite ${c%%|*}: exit 2 naming file and line" "${c#*|}" \
-    ga_mpirun 1 run --suite "$H/${c%%|*}" --out "$GA_TMP/r6"
+    "$GA_BIN" run --suite "$H/${c%%|*}" --out "$GA_TMP/r6"
 done
+refused "run --suite of an alias bomb under mpirun: exit 2 naming the file" "$H/s-laughs.yaml:" \
+  ga_mpirun 1 run --suite "$H/s-laughs.yaml" --out "$GA_TMP/r6"
 for c in "junk.bin|$H/junk.bin" "t-utf16.xml|$H/t-utf16.xml:1: NUL byte" "t-decl.xml|$H/t-decl.xml:1: XML declaration" \
          "t-deep.xml|$H/t-deep.xml" "t-nccl-type.xml|$H/t-nccl-type.xml:2: cpu numaid 'zero' is not a number" \
          "t-numa.txt|$H/t-numa.txt:2: NUMA Affinity 99999999999999999999 is out of range" \
