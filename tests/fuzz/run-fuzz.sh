@@ -7,8 +7,10 @@
 #
 #   tests/fuzz/run-fuzz.sh [--seconds N] [--build DIR] [--only TARGET] [--jobs J] [--flags "CXXFLAGS"]
 #                          [-- libFuzzer flags]
-# --flags: the optimisation of the fuzz build, "-O0 -g1" by default (CI: a third of -O1's compile
-# time on 2 cores); "-O1 -g" for long local runs (two to three times the inputs per second).
+# --flags: the optimisation of the fuzz build, "-O0" by default, for CI (cold, on 2 cores: 69 s of
+# compile against 85 s with -g1 and about 250 s at -O1 -g; a finding's stack still names the
+# functions); "-O1 -g" for long local runs (several times the inputs per second, file:line in
+# stacks).
 #   tests/fuzz/run-fuzz.sh --replay BIN TARGET   # one pass over seeds and regressions (gcc build)
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,7 +39,7 @@ if [ "${1:-}" = "--replay" ]; then
   exec "$bin" $files
 fi
 
-seconds=10 build="$src/build-fuzz" only="" jobs=2 flags="-O0 -g1" extra=()
+seconds=10 build="$src/build-fuzz" only="" jobs=2 flags="-O0" extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds) seconds=$2; shift 2 ;;
