@@ -1,6 +1,8 @@
 // hwloc: live topologies and recorded XML (v1 and v2), through libhwloc itself.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 #include <map>
 #include <memory>
 #include <set>
@@ -14,6 +16,18 @@
 #include "topology/topology.hpp"
 
 namespace ga::topo::detail {
+
+namespace {
+// hwloc's XML import stores an enum attribute as the file spells it, unchecked: bridge_type="2-1"
+// gives upstream_type 2, outside hwloc_obj_bridge_type_t, and reading that as the enum is
+// undefined behaviour (UBSan, found by fuzz_hwloc_xml). Read as its integer, compared as one.
+template <class E>
+std::underlying_type_t<E> raw_enum(const E& e) {
+  std::underlying_type_t<E> v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+}  // namespace
 
 HwlocTopology::HwlocTopology() {
   if (hwloc_topology_init(&t_) != 0) throw std::runtime_error("hwloc_topology_init failed");
@@ -127,7 +141,7 @@ class Extractor {
     DeviceChain c;
     std::vector<PathNode> up;
     for (hwloc_obj_t p = pci->parent; p && p->type == HWLOC_OBJ_BRIDGE; p = p->parent) {
-      bool host = p->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
+      bool host = raw_enum(p->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_HOST;
       up.push_back({"gp" + std::to_string(p->gp_index), host ? NodeKind::host_bridge : NodeKind::bridge});
     }
     hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(t_, pci);
@@ -151,7 +165,7 @@ class Extractor {
       g.numa_node = numa_of(p);
       std::string model;
       for (hwloc_obj_t os : os_children(p)) {
-        auto t = os->attr->osdev.type;
+        const auto t = raw_enum(os->attr->osdev.type);
         if (t != HWLOC_OBJ_OSDEV_GPU && t != HWLOC_OBJ_OSDEV_COPROC) continue;
         if (os->name) g.os_names.push_back(os->name);
         if (const char* m = info(os, "GPUModel"); m && model.empty()) model = m;
@@ -173,11 +187,11 @@ class Extractor {
       hwloc_obj_t rdma = nullptr, slingshot = nullptr;
       for (hwloc_obj_t os : osdevs) {
         if (!os->name) continue;
-        if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK) {
+        if (raw_enum(os->attr->osdev.type) == HWLOC_OBJ_OSDEV_NETWORK) {
           netdevs.push_back(os->name);
           if (os->subtype && std::string(os->subtype) == "Slingshot") slingshot = os;
         }
-        if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && !rdma) rdma = os;
+        if (raw_enum(os->attr->osdev.type) == HWLOC_OBJ_OSDEV_OPENFABRICS && !rdma) rdma = os;
       }
       const auto& a = p->attr->pcidev;
       bool efa = a.vendor_id == 0x1d0f && (a.device_id & 0xfff0) == 0xefa0;
