@@ -194,6 +194,12 @@ struct ParsedLine {
                                  // the records other processes append)
 };
 
+// nlohmann::json copies, compares and writes a value recursively: a line of a few hundred
+// kilobytes of '[' parses (its parser keeps a stack of its own) but overflows the stack the
+// moment the record is copied. The deepest record the writer makes is a run_start's suite
+// params (suites/suite_file.cpp bounds those at 32 levels below the record's 5).
+constexpr int kMaxJsonDepth = 64;
+
 // A sample line read straight into a Sample by nlohmann's SAX interface, without a DOM of the
 // record: 3.3 M of the 3.6 M lines at 4096 hosts are samples, and building and tearing down a
 // map of nine keys per line was most of reading. Only the params object is built (it is
@@ -224,7 +230,7 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
   }
   bool binary(binary_t&) override { odd_ = true; return true; }
   bool start_object(std::size_t) override {
-    ++depth_;
+    if (++depth_ > kMaxJsonDepth) return deep();
     if (depth_ == 2 && field_ == Field::params) {
       params_ = nlohmann::json::object();
       stack_.push_back(&params_);
@@ -249,7 +255,7 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
     return true;
   }
   bool start_array(std::size_t) override {
-    ++depth_;
+    if (++depth_ > kMaxJsonDepth) return deep();
     if (in_params()) return open(nlohmann::json::array());
     if (depth_ == 2) odd_ = odd_ || field_ != Field::other;
     return true;
@@ -257,6 +263,8 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
   bool end_array() override { return end_object(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
 
+  // Nested past kMaxJsonDepth: the parse stopped there, and the line must not go the DOM way.
+  bool too_deep() const { return too_deep_; }
   // A sample of the writer's shape: place and metric strings, value a number or text a string.
   bool good() const { return type_ == "sample" && !odd_ && has_place_ && has_metric_ && (s.value || s.text); }
   std::optional<long long> seq;  // the writer's record number, when the line has one
@@ -278,6 +286,10 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
     return Field::other;
   }
   bool in_params() const { return !stack_.empty(); }
+  bool deep() {
+    too_deep_ = true;
+    return false;  // stops sax_parse
+  }
   bool add(nlohmann::json v) {
     nlohmann::json& top = *stack_.back();
     if (top.is_array()) top.push_back(std::move(v));
@@ -333,7 +345,7 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
   std::string type_, key_;
   Field field_ = Field::other;
   int depth_ = 0;
-  bool odd_ = false, has_place_ = false, has_metric_ = false, has_probe_ = false, has_params_ = false;
+  bool too_deep_ = false, odd_ = false, has_place_ = false, has_metric_ = false, has_probe_ = false, has_params_ = false;
   nlohmann::json params_;
   std::vector<nlohmann::json*> stack_;
 };
@@ -345,6 +357,10 @@ void parse_line(const std::string& line, ParsedLine& out, ParamsPool& pool) {
       out.seq = sax.seq;
       out.sample = sax.take(pool);
       out.is_sample = true;
+      return;
+    }
+    if (sax.too_deep()) {
+      out.error = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels (not a gpuaccept record)";
       return;
     }
   }

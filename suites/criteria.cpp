@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/utf8.hpp"
 #include "suites/embedded_data.hpp"
 #include "topology/place.hpp"
 
@@ -321,6 +322,11 @@ nlohmann::json Bound::to_json() const {
 }
 
 CriteriaSet parse_criteria(const std::string& yaml_text, const std::string& source) {
+  // YAML is Unicode text, and the run records this text in its journal (JSON, UTF-8 only).
+  if (int line = base::first_non_utf8_line(yaml_text))
+    throw CriteriaError(source, line, "not UTF-8 text (a criteria file is YAML, UTF-8)");
+  if (int line = base::first_control_char_line(yaml_text))
+    throw CriteriaError(source, line, "control character (a NUL or other byte below 0x20) not allowed in YAML");
   return Parser(source).parse(yaml_text);
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "base/text.hpp"
+#include "base/utf8.hpp"
 #include "topology/loaders_internal.hpp"
 
 namespace ga::topo {
@@ -55,6 +56,9 @@ bool starts_with_ci(const std::string& s, std::size_t i, std::string_view word) 
 
 namespace detail {
 
+// The longest XML declaration or DOCTYPE read (see reject_unsafe_xml).
+constexpr std::size_t kMaxDeclaration = 1024;
+
 // Not an XML parser, on purpose: the parsers are hwloc's (libxml2) and pugixml, and what they
 // must not be given is found by bytes. Outside comments and CDATA sections, "<!" opens a
 // markup declaration and nothing else ('<' cannot appear in attribute values or text), so a
@@ -66,6 +70,11 @@ namespace detail {
 // subset, and hwloc asks libxml2 for no DTD loading, so it declares nothing. The byte scan is
 // only sound on an ASCII-compatible text, hence NUL bytes (UTF-16) and other declared
 // encodings (UTF-7 would spell "<!" differently) are refused as well.
+void require_utf8(const std::string& content, const std::string& name) {
+  if (int line = base::first_non_utf8_line(content))
+    throw TopologyError(name, line, "not UTF-8 text (hwloc, NCCL and nvidia-smi write UTF-8)");
+}
+
 void reject_unsafe_xml(const std::string& content, const std::string& name, bool hwloc_dtd_allowed) {
   if (auto z = content.find('\0'); z != std::string::npos)
     throw TopologyError(name, base::line_of_offset(content, z),
@@ -73,6 +82,12 @@ void reject_unsafe_xml(const std::string& content, const std::string& name, bool
   std::size_t i = content.find('<');
   if (i != std::string::npos && content.compare(i, 5, "<?xml") == 0) {
     const auto e = content.find("?>", i);
+    // libstdc++'s std::regex recurses once per character matched: a declaration of a few hundred
+    // kilobytes overflows the stack. hwloc's and NCCL's are under 100 bytes.
+    if (e == std::string::npos || e - i > kMaxDeclaration)
+      throw TopologyError(name, base::line_of_offset(content, i),
+                          "XML declaration without its closing ?> in its first " + std::to_string(kMaxDeclaration) +
+                              " bytes");
     static const std::regex enc(R"(\sencoding\s*=\s*["']([^"']*)["'])");
     static const std::regex ascii_compatible(R"(utf-8|us-ascii|ascii|iso-8859-[0-9]+|latin1)", std::regex::icase);
     std::smatch m;
@@ -94,7 +109,8 @@ void reject_unsafe_xml(const std::string& content, const std::string& name, bool
     } else if (starts_with_ci(content, i, "<!DOCTYPE")) {
       const auto e = content.find('>', i);
       const std::string decl = content.substr(i, e == std::string::npos ? std::string::npos : e - i + 1);
-      if (!hwloc_dtd_allowed || !std::regex_match(decl, hwloc_doctype))
+      // hwloc's own is under 50 bytes; a longer one is refused without the (recursive) regex.
+      if (!hwloc_dtd_allowed || decl.size() > kMaxDeclaration || !std::regex_match(decl, hwloc_doctype))
         throw TopologyError(name, base::line_of_offset(content, i),
                             std::string("DOCTYPE not accepted: ") +
                                 (hwloc_dtd_allowed ? "only hwloc's own <!DOCTYPE topology SYSTEM \"hwloc2.dtd\"> (or \"hwloc.dtd\"), "
@@ -115,6 +131,11 @@ void reject_unsafe_xml(const std::string& content, const std::string& name, bool
 }  // namespace detail
 
 Format detect_format(const std::string& content, const std::string& name) {
+  // No topology format has a NUL: UTF-16 (whose byte-order mark also hides the XML's '<') or
+  // binary. Said as such rather than "unrecognised".
+  if (auto z = content.find('\0'); z != std::string::npos)
+    throw TopologyError(name, base::line_of_offset(content, z),
+                        "NUL byte not accepted in a topology file (UTF-16 or binary content)");
   if (starts_like_xml(content)) {
     auto root = first_xml_element(content);
     // Before any loader's parser sees the text (and before a root-level complaint, so that a
@@ -131,9 +152,12 @@ Format detect_format(const std::string& content, const std::string& name) {
   // nvidia-smi topo -m: a header line whose first column is GPU0.
   std::istringstream in(content);
   std::string line;
-  static const std::regex header(R"(^\s*GPU0(\s|$))");
-  while (std::getline(in, line))
-    if (std::regex_search(line, header)) return Format::nvidia_smi_text;
+  // The loader's own test for its header line (load_nvidia_smi), without a regex: libstdc++'s
+  // recurses per character and a long line of blanks would overflow the stack.
+  while (std::getline(in, line)) {
+    const auto w = base::split_words(line);
+    if (!w.empty() && w[0] == "GPU0") return Format::nvidia_smi_text;
+  }
   throw TopologyError(name, 0, "unrecognised topology format (not hwloc XML, NCCL XML or nvidia-smi topo -m)");
 }
 

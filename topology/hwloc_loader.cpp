@@ -1,16 +1,33 @@
 // hwloc: live topologies and recorded XML (v1 and v2), through libhwloc itself.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 #include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
 
+#include <pugixml.hpp>
+
+#include "base/text.hpp"
 #include "topology/hwloc_internal.hpp"
 #include "topology/loaders_internal.hpp"
 #include "topology/topology.hpp"
 
 namespace ga::topo::detail {
+
+namespace {
+// hwloc's XML import stores an enum attribute as the file spells it, unchecked: bridge_type="2-1"
+// gives upstream_type 2, outside hwloc_obj_bridge_type_t, and reading that as the enum is
+// undefined behaviour (UBSan, found by fuzz_hwloc_xml). Read as its integer, compared as one.
+template <class E>
+std::underlying_type_t<E> raw_enum(const E& e) {
+  std::underlying_type_t<E> v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+}  // namespace
 
 HwlocTopology::HwlocTopology() {
   if (hwloc_topology_init(&t_) != 0) throw std::runtime_error("hwloc_topology_init failed");
@@ -124,7 +141,7 @@ class Extractor {
     DeviceChain c;
     std::vector<PathNode> up;
     for (hwloc_obj_t p = pci->parent; p && p->type == HWLOC_OBJ_BRIDGE; p = p->parent) {
-      bool host = p->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
+      bool host = raw_enum(p->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_HOST;
       up.push_back({"gp" + std::to_string(p->gp_index), host ? NodeKind::host_bridge : NodeKind::bridge});
     }
     hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(t_, pci);
@@ -148,7 +165,7 @@ class Extractor {
       g.numa_node = numa_of(p);
       std::string model;
       for (hwloc_obj_t os : os_children(p)) {
-        auto t = os->attr->osdev.type;
+        const auto t = raw_enum(os->attr->osdev.type);
         if (t != HWLOC_OBJ_OSDEV_GPU && t != HWLOC_OBJ_OSDEV_COPROC) continue;
         if (os->name) g.os_names.push_back(os->name);
         if (const char* m = info(os, "GPUModel"); m && model.empty()) model = m;
@@ -170,11 +187,11 @@ class Extractor {
       hwloc_obj_t rdma = nullptr, slingshot = nullptr;
       for (hwloc_obj_t os : osdevs) {
         if (!os->name) continue;
-        if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK) {
+        if (raw_enum(os->attr->osdev.type) == HWLOC_OBJ_OSDEV_NETWORK) {
           netdevs.push_back(os->name);
           if (os->subtype && std::string(os->subtype) == "Slingshot") slingshot = os;
         }
-        if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && !rdma) rdma = os;
+        if (raw_enum(os->attr->osdev.type) == HWLOC_OBJ_OSDEV_OPENFABRICS && !rdma) rdma = os;
       }
       const auto& a = p->attr->pcidev;
       bool efa = a.vendor_id == 0x1d0f && (a.device_id & 0xfff0) == 0xefa0;
@@ -303,8 +320,32 @@ HostTopology extract(hwloc_topology_t topo, const std::string& source, PciPaths&
   return Extractor(topo, paths).run(source);
 }
 
+// What hwloc's XML import does not check and then crashes on (found by fuzz_hwloc_xml, hwloc
+// 2.9): an object with a cpuset but no complete_cpuset (one attribute name misspelt) makes
+// hwloc_topology_load dereference NULL (SIGSEGV in hwloc_bitmap_compare_first). Every file hwloc
+// writes has both or neither, of the cpusets and of the nodesets, in v1 and v2. The file is read
+// with pugixml first, which also names the line of XML that is not well formed.
+static void reject_what_hwloc_crashes_on(const std::string& content, const std::string& name) {
+  pugi::xml_document doc;
+  const auto res = doc.load_buffer(content.data(), content.size());
+  if (!res)
+    throw TopologyError(name, base::line_of_offset(content, std::size_t(res.offset)),
+                        std::string("not well-formed XML: ") + res.description());
+  for (const auto& x : doc.select_nodes("//object")) {
+    const pugi::xml_node o = x.node();
+    for (const auto& [set, complete] : {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}})
+      if (bool(o.attribute(set)) != bool(o.attribute(complete)))
+        throw TopologyError(name, base::line_of_offset(content, std::size_t(o.offset_debug())),
+                            std::string("object type=\"") + o.attribute("type").value() + "\" has " +
+                                (o.attribute(set) ? set : complete) + " without " +
+                                (o.attribute(set) ? complete : set) + " (hwloc writes both; its import crashes on one)");
+  }
+}
+
 HostTopology load_hwloc_xml(const std::string& content, const std::string& name, const std::string& hostname) {
   reject_unsafe_xml(content, name, true);  // before libxml2 sees a DOCTYPE or an entity
+  require_utf8(content, name);
+  reject_what_hwloc_crashes_on(content, name);
   HwlocTopology topo;
   // hwloc wants the terminating NUL counted in the size.
   if (hwloc_topology_set_xmlbuffer(topo.get(), content.c_str(), int(content.size() + 1)) != 0)

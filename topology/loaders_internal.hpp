@@ -14,6 +14,11 @@ namespace ga::topo::detail {
 // is not ASCII-compatible. detect_format calls it, and each XML loader again before its parser.
 void reject_unsafe_xml(const std::string& content, const std::string& name, bool hwloc_dtd_allowed);
 
+// Refuses text that is not UTF-8 (throws TopologyError naming the line): the loaded host's names
+// and models go into the journal and report.json, whose JSON writer throws on such bytes, far
+// from the file. hwloc, NCCL and nvidia-smi all write UTF-8. Each loader calls it first.
+void require_utf8(const std::string& content, const std::string& name);
+
 HostTopology load_hwloc_xml(const std::string& content, const std::string& name, const std::string& hostname);
 HostTopology load_nccl_xml(const std::string& content, const std::string& name, const std::string& hostname);
 HostTopology load_nvidia_smi(const std::string& content, const std::string& name, const std::string& hostname);

@@ -148,6 +148,7 @@ HostTopology load_nccl_xml(const std::string& content, const std::string& name, 
   // pugixml's defaults skip a DOCTYPE and expand no entities, but the file is refused the same
   // way as an hwloc one: what is not read safely is not read at all.
   reject_unsafe_xml(content, name, false);
+  require_utf8(content, name);
   pugi::xml_document doc;
   auto res = doc.load_buffer(content.data(), content.size());
   if (!res)

@@ -21,6 +21,7 @@
 // Outputs pasted with tabs expanded to spaces (whitespace layout) cannot show an empty cell: there
 // the words after the matrix are taken one per heading, in order.
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <regex>
 #include <set>
@@ -39,11 +40,16 @@ const char* const kCpuAffinity = "CPU Affinity";
 const char* const kNumaAffinity = "NUMA Affinity";
 const char* const kGpuNumaId = "GPU NUMA ID";
 
+constexpr std::size_t kMaxLine = 4096;  // see load_nvidia_smi
+
 bool is_affinity_heading(const std::string& s) { return s == kCpuAffinity || s == kNumaAffinity || s == kGpuNumaId; }
 
+// A whole non-negative number that fits an int, else none (std::stoi would throw past INT_MAX).
 std::optional<int> as_int(const std::string& s) {
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return std::stoi(s);
+  int v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || s[0] == '-' || ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+  return v;
 }
 
 std::string trimmed(const std::string& s) {
@@ -123,7 +129,10 @@ std::optional<int> numa_node_of(const std::string& cell, const std::string& name
   if (cell.empty() || cell == "N/A") return std::nullopt;
   if (!std::regex_match(cell, node_list))
     throw TopologyError(name, lineno, "NUMA Affinity '" + cell + "' is neither a node, a node list nor N/A");
-  return as_int(cell);
+  if (cell.find_first_of("-,") != std::string::npos) return std::nullopt;  // a list
+  auto n = as_int(cell);
+  if (!n) throw TopologyError(name, lineno, "NUMA Affinity " + cell + " is out of range");
+  return n;
 }
 
 // The matrix ends at the blank line before "Legend:" (all drivers), or at the legend itself when a
@@ -176,7 +185,13 @@ Columns read_columns(const std::vector<std::string>& lines, std::size_t hdr, con
   for (const auto& col : k.head.columns) {
     if (!seen.insert(col).second) throw TopologyError(name, int(hdr) + 1, "column " + col + " appears twice");
     std::smatch m;
-    k.gpu.push_back(std::regex_match(col, m, gpu_col) ? std::optional<int>(std::stoi(m[1])) : std::nullopt);
+    if (!std::regex_match(col, m, gpu_col)) {
+      k.gpu.push_back(std::nullopt);
+      continue;
+    }
+    auto index = as_int(m[1]);
+    if (!index) throw TopologyError(name, int(hdr) + 1, "column " + col + ": GPU index out of range");
+    k.gpu.push_back(index);
   }
   k.legend = nic_legend(lines);
   return k;
@@ -266,7 +281,15 @@ std::vector<GpuLink> links_of(const std::map<std::pair<int, int>, int>& nv) {
 }  // namespace
 
 HostTopology load_nvidia_smi(const std::string& content, const std::string& name, const std::string& hostname) {
+  require_utf8(content, name);
   const auto lines = lines_of(content);
+  // The cells are checked with std::regex, which recurses once per character in libstdc++: a
+  // line of a few hundred kilobytes overflows the stack. nvidia-smi's are under 200 bytes even
+  // with 8 GPUs and 12 NICs; 4 KiB leaves room for far wider machines.
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].size() > kMaxLine)
+      throw TopologyError(name, int(i) + 1, "line longer than " + std::to_string(kMaxLine) +
+                                                " bytes: not nvidia-smi topo -m output");
   auto hdr = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
     auto w = base::split_words(l);
     return !w.empty() && w[0] == "GPU0";

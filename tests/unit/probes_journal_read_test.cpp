@@ -292,5 +292,31 @@ TEST(JournalOrder, RecordsOutOfTheWritersOrderAreRefusedNamingTheirLine) {
   expect_refused(journal_of(no_start).substr(std::string(kStart).size() + 1), 1, "topology before any run_start", "no run_start");
 }
 
+// Found by a hostile-input run of fuzz_journal (tests/fuzz/): a line nested a hundred thousand
+// levels deep parses (nlohmann's parser keeps its own stack) but overflowed the stack when the
+// record was copied (SIGSEGV). Records deeper than the writer's are refused naming the line,
+// whether they are samples, other records or the last line.
+TEST(JournalRead, RecordsNestedPastTheWritersDepthAreRefusedNamingTheirLine) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  for (const auto& line : {R"({"type":"sample","metric":"m.a","place":"n1","value":1,"params":{"x":)" + deep + "}}",
+                           R"({"type":"probe_begin","probe":"p","time":"t","x":)" + deep + "}"}) {
+    for (bool last : {false, true}) {
+      std::vector<std::string> lines = {line};
+      if (!last) lines.push_back(R"({"type":"run_end","time":"t"})");
+      try {
+        parse(journal_of(lines));
+        ADD_FAILURE() << "a record nested 100000 deep was read";
+      } catch (const JournalError& e) {
+        EXPECT_EQ(e.line, 2);
+        EXPECT_NE(std::string(e.what()).find("j.jsonl:2: JSON nested deeper than 64 levels"), std::string::npos) << e.what();
+      }
+    }
+  }
+  // 40 levels (a suite's params at their deepest) still read.
+  const std::string forty = std::string(40, '[') + std::string(40, ']');
+  EXPECT_EQ(parse(journal_of({R"({"type":"sample","metric":"m.a","place":"n1","value":1,"params":{"x":)" + forty + "}}"}))
+                .samples.size(), 1u);
+}
+
 }  // namespace
 }  // namespace ga
