@@ -16,11 +16,6 @@ using namespace topo_test;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
 // Writes `text` as NAME in D, loads it; it must be refused naming the file, `line` and `says`.
 void expect_refused(const ScratchDir& d, const std::string& name, const std::string& text, int line,
                     const std::string& says) {

@@ -1,5 +1,7 @@
 // Helpers shared by the topology tests.
 #pragma once
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,12 @@ namespace topo_test {
 
 inline std::string fixture(const std::string& rel) { return std::string(GA_FIXTURES_DIR) + "/" + rel; }
 inline std::string data(const std::string& rel) { return std::string(GA_TEST_DATA_DIR) + "/topology/" + rel; }
+
+// A whole file as bytes (the hostile-input tests edit fixtures in memory).
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
 
 inline const ga::topo::Nic* nic(const ga::topo::HostTopology& h, const std::string& name) {
   for (const auto& n : h.nics)

@@ -16,11 +16,6 @@ using namespace topo_test;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
 std::string write(const ScratchDir& d, const std::string& name, const std::string& text) {
   const std::string p = (d.p / name).string();
   std::ofstream(p, std::ios::binary) << text;
