@@ -12,8 +12,15 @@
 #                and every failing verdict of the run is one of these, at its GPU;
 #   interrupted  a 60 s soak stopped by SIGINT to mpirun after two intervals (mpirun ends the
 #                ranks with SIGTERM): the journal keeps the intervals, rank 0 writes report.json,
-#                INCOMPLETE (3) in the soak, its soak gates judged from the journaled intervals.
-# The whole test: about 55 s here (3 runs: ~20 s, ~18 s, ~12 s).
+#                INCOMPLETE (3) in the soak, its soak gates judged from the journaled intervals;
+#   ^C twice     the same, SIGINT twice: Open MPI's mpirun then exits at once ("hit ctrl-c again
+#                within 5 seconds to forcibly terminate") while its daemons still end the ranks
+#                (SIGCONT, 1 s, SIGTERM, 1 s, SIGKILL); rank 0 writes report.json all the same,
+#                within seconds of mpirun's exit.
+# The signal goes to mpirun alone, as a terminal's ^C does (the daemons and ranks run in
+# process groups of their own). Not through `timeout`: GNU timeout passes a signal on to its
+# child and then to its whole process group, so mpirun would get it twice, as in a double ^C.
+# The whole test: about 65 s here (4 runs: ~20 s, ~18 s, ~12 s, ~12 s).
 # Args: fake libcuda, fake NVML, fake cuBLAS, fake NCCL (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nvml=$2 fake_cublas=$3 fake_nccl=$4
@@ -101,8 +108,8 @@ out="$GA_TMP/int"
 soak_run "$out" "$no_fault" 150 --probe-timeout 120 --set soak.duration_s=60 "${small[@]}" &
 pid=$!
 wait_for "$out/samples.jsonl" '"soak.intervals".*"iter":2|"iter":2.*"soak.intervals"' 90 || fail "no second interval journaled"
-# SIGINT to timeout, which passes it on to mpirun (an operator's ^C reaches mpirun the same way).
-kill -INT "$(pgrep -P "$pid" -x timeout)"
+mpirun_pid() { pgrep -P "$(pgrep -P "$1" -x timeout)" -x mpirun; }
+kill -INT "$(mpirun_pid "$pid")"
 wait "$pid"
 rc=$?
 log "interrupted run: exit $rc after $((SECONDS - t0)) s"
@@ -116,5 +123,25 @@ check "interrupted: the report's exit code is 3 (INCOMPLETE) ($(jqr "$r" .summar
 check "interrupted: nothing fails ($(failing))" test -z "$(failing)"
 check "interrupted: soak.throughput judged at the 4 GPUs from the journaled intervals" test "$(passes_of soak.throughput)" -eq 4
 check "interrupted: soak.memory.steady judged at the 4 GPUs" test "$(passes_of soak.memory.steady)" -eq 4
+
+log "^C twice: the same soak, SIGINT twice to mpirun after 2 intervals"
+t0=$SECONDS
+out="$GA_TMP/int2"
+soak_run "$out" "$no_fault" 150 --probe-timeout 120 --set soak.duration_s=60 "${small[@]}" &
+pid=$!
+wait_for "$out/samples.jsonl" '"soak.intervals".*"iter":2|"iter":2.*"soak.intervals"' 90 || fail "no second interval journaled"
+m=$(mpirun_pid "$pid")
+kill -INT "$m"
+sleep 0.2
+kill -INT "$m"
+wait "$pid"
+rc=$?
+log "^C twice: mpirun exit $rc after $((SECONDS - t0)) s"
+run_output "$out"
+# mpirun is gone; its daemons end the ranks within 2 s, rank 0 writes the report in the first.
+check "^C twice: report.json written within 10 s of mpirun's exit" wait_for "$out/manifest.json" . 10
+check "^C twice: the report says the run is incomplete, in the soak" test "$(jqr "$r" '.incomplete.probe')" = soak
+check "^C twice: nothing fails ($(failing))" test -z "$(failing)"
+check "^C twice: soak.throughput judged at the 4 GPUs" test "$(passes_of soak.throughput)" -eq 4
 log "gpu_soak: $SECONDS s in all"
 finish
