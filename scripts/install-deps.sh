@@ -7,7 +7,7 @@ pkgs=(
   openmpi-bin libopenmpi-dev
   libhwloc-dev hwloc
   libibverbs-dev ibverbs-utils rdma-core
-  nlohmann-json3-dev libyaml-cpp-dev libpugixml-dev libcli11-dev libsodium-dev openssl
+  nlohmann-json3-dev libyaml-cpp-dev libpugixml-dev libcli11-dev libsodium-dev openssl libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev  # the fuzz targets: clang with libFuzzer's runtime (tests/fuzz/)
   faketime iproute2 iptables libnetfilter-queue-dev
