@@ -165,7 +165,7 @@ namespace {
 
 HostTopology load_as(const std::string& content, const std::string& name, const std::string& hostname) {
   switch (detect_format(content, name)) {
-    case Format::hwloc_xml: return detail::load_hwloc_xml(content, name, hostname);
+    case Format::hwloc_xml: return detail::load_hwloc_xml_isolated(content, name, hostname);
     case Format::nccl_xml: return detail::load_nccl_xml(content, name, hostname);
     case Format::nvidia_smi_text: return detail::load_nvidia_smi(content, name, hostname);
   }

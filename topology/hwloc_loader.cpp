@@ -10,6 +10,7 @@
 
 #include <pugixml.hpp>
 
+#include "base/child.hpp"
 #include "base/text.hpp"
 #include "topology/hwloc_internal.hpp"
 #include "topology/loaders_internal.hpp"
@@ -360,6 +361,31 @@ HostTopology load_hwloc_xml(const std::string& content, const std::string& name,
   classify_pci(h, paths);
   classify(h);
   return h;
+}
+
+HostTopology load_hwloc_xml_isolated(const std::string& content, const std::string& name, const std::string& hostname) {
+  const base::ChildOutcome r = base::run_in_child([&]() -> std::string {
+    try {
+      return "h" + to_json(load_hwloc_xml(content, name, hostname)).dump();
+    } catch (const TopologyError& e) {
+      // The message without the "file:line: " TopologyError put before it.
+      const std::string prefix = e.file + (e.line > 0 ? ":" + std::to_string(e.line) : std::string{}) + ": ";
+      std::string what = e.what();
+      if (what.rfind(prefix, 0) == 0) what.erase(0, prefix.size());
+      return "e" + nlohmann::json{{"line", e.line}, {"what", what}}.dump();
+    }
+  });
+  switch (r.kind) {
+    case base::ChildOutcome::Kind::returned: {
+      const auto j = nlohmann::json::parse(r.text.substr(1));
+      if (r.text[0] == 'h') return host_from_json(j);
+      throw TopologyError(name, j.value("line", 0), j.value("what", std::string("hwloc could not load the XML topology")));
+    }
+    case base::ChildOutcome::Kind::threw: throw TopologyError(name, 0, r.text);
+    case base::ChildOutcome::Kind::died: break;
+  }
+  throw TopologyError(name, 0, "hwloc's XML import crashed on this file (its process was " + r.text +
+                                   "): it is not a topology hwloc wrote, or one this hwloc cannot read");
 }
 
 HostTopology discover_hwloc_live(const std::string& hostname, PciPaths& paths) {
