@@ -15,19 +15,6 @@
 
 namespace ga::base {
 
-namespace {
-// In the child: the whole of `s`, or as much as the pipe takes (the parent reads as it goes).
-void put_all(int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return;
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-}
-}  // namespace
-
 ChildOutcome run_in_child(const std::function<std::string()>& work) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe: " + errno_text(errno));
@@ -45,8 +32,12 @@ ChildOutcome run_in_child(const std::function<std::string()>& work) {
     } catch (...) {
       tag = 1, text = "unknown exception";
     }
-    put_all(wr.get(), &tag, 1);
-    put_all(wr.get(), text.data(), text.size());
+    try {
+      write_all(wr.get(), &tag, 1, "the parent's pipe");
+      write_all(wr.get(), text.data(), text.size(), "the parent's pipe");
+    } catch (...) {
+      ::_exit(1);  // the parent sees no result
+    }
     ::_exit(0);
   }
   wr.reset();  // the child's end: EOF reaches us when the child is gone

@@ -25,9 +25,7 @@
 # (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nvml=$2 fake_cublas=$3 fake_nccl=$4 fake_nccl_old=$5
-for f in "$fake_cuda" "$fake_nvml" "$fake_cublas" "$fake_nccl" "$fake_nccl_old"; do
-  [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
-done
+need_fakes "$fake_cuda" "$fake_nvml" "$fake_cublas" "$fake_nccl" "$fake_nccl_old"
 tree="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia"
 suite="$GA_TMP/suite.yaml"
 # kernel_log: the fake NVML gives each process its host's fake kernel log at descriptor 1000.

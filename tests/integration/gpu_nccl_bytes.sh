@@ -11,7 +11,7 @@
 # Args: fake libnccl, the nccl_ring_bytes helper (both built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_nccl=${1:?fake libnccl} helper=${2:?nccl_ring_bytes}
-for f in "$fake_nccl" "$helper"; do [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }; done
+need_fakes "$fake_nccl" "$helper"
 n=4 size=$((16 << 20))
 expected=$((2 * (n - 1) * size / n))  # per rank
 

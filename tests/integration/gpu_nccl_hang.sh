@@ -11,9 +11,7 @@
 # Args: MODE, fake libcuda, fake NVML, fake cuBLAS, fake NCCL (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 mode=$1 fake_cuda=$2 fake_nvml=$3 fake_cublas=$4 fake_nccl=$5
-for f in "$fake_cuda" "$fake_nvml" "$fake_cublas" "$fake_nccl"; do
-  [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
-done
+need_fakes "$fake_cuda" "$fake_nvml" "$fake_cublas" "$fake_nccl"
 tree="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia"
 suite="$GA_TMP/suite.yaml"
 deadline=20

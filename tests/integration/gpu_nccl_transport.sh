@@ -14,9 +14,7 @@
 # Args: fake libcuda, fake NCCL (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nccl=$2
-for f in "$fake_cuda" "$fake_nccl"; do
-  [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
-done
+need_fakes "$fake_cuda" "$fake_nccl"
 plain="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia"
 rdma="$GA_TMP/tree-rdma"
 mkdir -p "$rdma"

@@ -7,9 +7,7 @@
 # Args: fake libcuda (working), fake NVML, fake cuBLAS, fake NCCL (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nvml=$2 fake_cublas=$3 fake_nccl=$4
-for f in "$fake_cuda" "$fake_nvml" "$fake_cublas" "$fake_nccl"; do
-  [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
-done
+need_fakes "$fake_cuda" "$fake_nvml" "$fake_cublas" "$fake_nccl"
 tree="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia"
 host=$(hostname -s)
 suite="$GA_TMP/suite-gpu-small.yaml"

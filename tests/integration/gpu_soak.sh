@@ -20,13 +20,11 @@
 # The signal goes to mpirun alone, as a terminal's ^C does (the daemons and ranks run in
 # process groups of their own). Not through `timeout`: GNU timeout passes a signal on to its
 # child and then to its whole process group, so mpirun would get it twice, as in a double ^C.
-# The whole test: about 65 s here (4 runs: ~20 s, ~18 s, ~12 s, ~12 s).
+# The whole test: 38-56 s here (4 runs: a clean 10 s soak, the faults, two interrupted).
 # Args: fake libcuda, fake NVML, fake cuBLAS, fake NCCL (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nvml=$2 fake_cublas=$3 fake_nccl=$4
-for f in "$fake_cuda" "$fake_nvml" "$fake_cublas" "$fake_nccl"; do
-  [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
-done
+need_fakes "$fake_cuda" "$fake_nvml" "$fake_cublas" "$fake_nccl"
 tree="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia"
 gpus="ga-h1/gpu:0 ga-h1/gpu:1 ga-h2/gpu:0 ga-h2/gpu:1"
 # The fake NVML gives each process its host's fake kernel log at descriptor 1000 (XIDs).
@@ -102,13 +100,19 @@ got=$(jqr "$r" '[.verdicts[] | select(.outcome != "none") | "\(.criterion)@\(.pl
 check "faults: nothing else fails ($got)" test "$got" = "$want"
 check "faults: rank 0's live line names the slowest GPU" grep -q "soak: interval .*slowest ga-h1/gpu:1 (compute" "$GA_TMP/faults.log"
 
+# soak_two_intervals OUT: a 60 s soak started in the background (its subshell's pid in $pid),
+# back once two intervals are journaled; mpirun_pid PID: the mpirun under that subshell's timeout.
+soak_two_intervals() {
+  soak_run "$1" "$no_fault" 150 --probe-timeout 120 --set soak.duration_s=60 "${small[@]}" &
+  pid=$!
+  wait_for "$1/samples.jsonl" '"soak.intervals".*"iter":2|"iter":2.*"soak.intervals"' 90 || fail "no second interval journaled"
+}
+mpirun_pid() { pgrep -P "$(pgrep -P "$1" -x timeout)" -x mpirun; }
+
 log "interrupted: a 60 s soak, SIGINT to mpirun after 2 intervals"
 t0=$SECONDS
 out="$GA_TMP/int"
-soak_run "$out" "$no_fault" 150 --probe-timeout 120 --set soak.duration_s=60 "${small[@]}" &
-pid=$!
-wait_for "$out/samples.jsonl" '"soak.intervals".*"iter":2|"iter":2.*"soak.intervals"' 90 || fail "no second interval journaled"
-mpirun_pid() { pgrep -P "$(pgrep -P "$1" -x timeout)" -x mpirun; }
+soak_two_intervals "$out"
 kill -INT "$(mpirun_pid "$pid")"
 wait "$pid"
 rc=$?
@@ -127,9 +131,7 @@ check "interrupted: soak.memory.steady judged at the 4 GPUs" test "$(passes_of s
 log "^C twice: the same soak, SIGINT twice to mpirun after 2 intervals"
 t0=$SECONDS
 out="$GA_TMP/int2"
-soak_run "$out" "$no_fault" 150 --probe-timeout 120 --set soak.duration_s=60 "${small[@]}" &
-pid=$!
-wait_for "$out/samples.jsonl" '"soak.intervals".*"iter":2|"iter":2.*"soak.intervals"' 90 || fail "no second interval journaled"
+soak_two_intervals "$out"
 m=$(mpirun_pid "$pid")
 kill -INT "$m"
 sleep 0.2

@@ -35,6 +35,14 @@ ga_mpirun() {
   "$GA_BIN" launch --ranks-per-host "$np" --oversubscribe --no-bind --mca btl=self,vader,tcp -- "$@"
 }
 
+# need_fakes FILE...: the fake GPU libraries a test was given exist, else it stops saying so
+need_fakes() {
+  local f
+  for f in "$@"; do
+    [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
+  done
+}
+
 # jq on a report: jqr FILE FILTER -> prints result
 jqr() { jq -r "$2" "$1"; }
 

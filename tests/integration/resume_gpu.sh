@@ -13,9 +13,7 @@ source "$(dirname "$0")/lib.sh"
 where=${1:?local or fake}
 mode=${2:?clean or wrong}
 fake_cuda=${3:?fake libcuda} fake_nccl=${4:?fake libnccl}
-for f in "$fake_cuda" "$fake_nccl"; do
-  [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
-done
+need_fakes "$fake_cuda" "$fake_nccl"
 tree="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia"   # two NVIDIA GPUs on a recorded PCI bus
 
 cat >"$GA_TMP/suite.yaml" <<'YAML'

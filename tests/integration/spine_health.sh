@@ -21,9 +21,7 @@
 # Args: fake libcuda (working), fake NVML (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nvml=$2
-for f in "$fake_cuda" "$fake_nvml"; do
-  [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
-done
+need_fakes "$fake_cuda" "$fake_nvml"
 tree="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia"
 host=$(hostname -s)
 wrapper="$GA_SOURCE_DIR/slurm/gpuaccept-health.sh"

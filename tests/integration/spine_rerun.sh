@@ -13,9 +13,7 @@
 # Args: fake libcuda, fake NVML, fake cuBLAS (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nvml=$2 fake_cublas=$3
-for f in "$fake_cuda" "$fake_nvml" "$fake_cublas"; do
-  [ -f "$f" ] || { echo "missing $f: build the target gpu_fakes" >&2; exit 1; }
-done
+need_fakes "$fake_cuda" "$fake_nvml" "$fake_cublas"
 tree="$GA_SOURCE_DIR/tests/data/gpu/sysfs-two-nvidia"
 suite="$GA_TMP/suite.yaml"
 cat >"$suite" <<'YAML'

@@ -20,6 +20,11 @@ const char* kRule = R"(  - name: bw.outlier
     scope: host
 )";
 
+// The rule above (without its scope) for another metric.
+std::string rule_for(const std::string& name, const std::string& metric) {
+  return "  - name: " + name + "\n    metric: " + metric + "\n    compare: mad_outlier\n    k: 5\n    floor_pct: 1\n";
+}
+
 // One value per host h1..hN, each host on a kernel of its own.
 JournalBuilder hosts_with(const std::vector<double>& values, const std::string& metric = "x.bw",
                           const std::string& unit = "B/s") {
@@ -111,23 +116,13 @@ TEST(MadOutlier, OnlyTheWorseSideFails) {
 
   // Lower is better: the slow (high) latency fails, the quick one passes.
   const auto lat = hosts_with({2e-6, 2.02e-6, 1.98e-6, 2e-6, 2.01e-6, 0.5e-6, 8e-6}, "x.lat", "s");
-  const auto jl = judge(lat.build(), criteria(R"(  - name: lat.outlier
-    metric: x.lat
-    compare: mad_outlier
-    k: 5
-    floor_pct: 1
-)"), &cat);
+  const auto jl = judge(lat.build(), criteria(rule_for("lat.outlier", "x.lat")), &cat);
   EXPECT_EQ(verdict_at(jl, "lat.outlier", "h6")->status, VerdictStatus::pass);
   EXPECT_EQ(verdict_at(jl, "lat.outlier", "h7")->status, VerdictStatus::fail);
 
   // No better direction: both sides fail.
   const auto t = hosts_with({60, 61, 59, 60, 60.5, 30, 90}, "x.temp", "degC");
-  const auto jt = judge(t.build(), criteria(R"(  - name: temp.outlier
-    metric: x.temp
-    compare: mad_outlier
-    k: 5
-    floor_pct: 1
-)"), &cat);
+  const auto jt = judge(t.build(), criteria(rule_for("temp.outlier", "x.temp")), &cat);
   EXPECT_EQ(verdict_at(jt, "temp.outlier", "h6")->status, VerdictStatus::fail);
   EXPECT_EQ(verdict_at(jt, "temp.outlier", "h7")->status, VerdictStatus::fail);
   EXPECT_TRUE(verdict_at(jt, "temp.outlier", "h7")->bounds.contains("low"));
