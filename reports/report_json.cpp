@@ -1,6 +1,7 @@
 // report.json, schema_version 1 (docs/report-format.md). Every value comes from the journal or
 // the judgement; this file only chooses keys. Non-finite numbers become null, because JSON has
 // no NaN and a reader must not choke on a probe that measured nothing.
+#include <array>
 #include <cmath>
 #include <map>
 #include <ostream>
@@ -69,15 +70,6 @@ json verdict_json(const Verdict& v) {
 // Text from drivers and hostnames may not be valid UTF-8; replace bad bytes rather than throw.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// True when finite(j) is j: no NaN or infinity anywhere in it (almost every params and bounds).
-bool all_finite(const json& j) {
-  if (j.is_number_float()) return std::isfinite(j.get<double>());
-  if (j.is_array() || j.is_object())
-    for (const auto& el : j)
-      if (!all_finite(el)) return false;
-  return true;
-}
-
 // Bytes that dump() writes as they are: printable ASCII but the quote and the backslash.
 bool plain(const std::string& s) {
   for (unsigned char c : s)
@@ -116,16 +108,27 @@ struct Line {
   }
   void number(const char* k, const std::optional<double>& v) {
     key(k);
-    out += v && std::isfinite(*v) ? dump(json(*v)) : "null";
+    if (v && std::isfinite(*v)) append_number(*v);
+    else out += "null";
+  }
+  // What nlohmann's serializer writes for a finite double (dump_float calls this same
+  // function), without a json value and a string made for each of 12 million numbers.
+  void append_number(double x) {
+    std::array<char, 64> buf;
+    char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), x);
+    out.append(buf.data(), end);
+  }
+  // Params and bounds: their canonical text is the serializer's own output (probes/params.hpp,
+  // made once per distinct object), and the serializer writes a non-finite number as null,
+  // exactly what finite() would have put there, so the text is copied as it is. Invalid
+  // UTF-8 cannot be in it: making that text would have thrown.
+  void params(const char* k, const Params& p) {
+    key(k);
+    out += p.dump();
   }
   void value(const char* k, const json& v) {
     key(k);
     out += dump(v);
-  }
-  // value(k, finite(v)) without the copy when there is nothing to clean.
-  void cleaned(const char* k, const json& v) {
-    key(k);
-    out += all_finite(v) ? dump(v) : dump(finite(v));
   }
   void null(const char* k) {
     key(k);
@@ -141,7 +144,7 @@ void metric_line(std::string& out, const Metric& m) {
   l.text("metric", m.metric);
   l.number("min", m.min);
   if (m.not_completed) l.text("not_completed", *m.not_completed);
-  l.cleaned("params", m.params);
+  l.params("params", m.params);
   l.text("place", m.place);
   if (m.text) l.text("text", *m.text);
   else l.null("text");
@@ -152,15 +155,15 @@ void metric_line(std::string& out, const Metric& m) {
 
 void verdict_line(std::string& out, const Verdict& v) {
   Line l{out};
-  l.cleaned("bounds", v.bounds);
+  l.params("bounds", v.bounds);
   l.text("criterion", v.criterion);
   l.text("metric", v.metric);
   if (v.not_completed) l.text("not_completed", *v.not_completed);
   l.text("outcome", to_string(v.outcome()));
-  if (!v.params.empty()) l.cleaned("params", v.params);
+  if (!v.params.empty()) l.params("params", v.params);
   l.text("place", v.place);
   l.text("reason", v.reason);
-  if (v.reference && std::isfinite(*v.reference)) l.value("reference", json(*v.reference));
+  if (v.reference && std::isfinite(*v.reference)) l.number("reference", v.reference);
   else if (v.reference_text) l.text("reference", *v.reference_text);
   else l.null("reference");
   l.text("severity", to_string(v.severity));

@@ -19,6 +19,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reports/bad_hosts.hpp"
@@ -30,17 +31,46 @@ namespace ga {
 namespace {
 
 // Label values: backslash, double quote and newline escaped, as the format asks.
-std::string label(const std::string& v) {
-  std::string s;
-  s.reserve(v.size());
+void append_label(std::string& s, std::string_view v) {
   for (char c : v) {
     if (c == '\\') s += "\\\\";
     else if (c == '"') s += "\\\"";
     else if (c == '\n') s += "\\n";
     else s += c;
   }
+}
+std::string label(std::string_view v) {
+  std::string s;
+  s.reserve(v.size());
+  append_label(s, v);
   return s;
 }
+
+// One series line, `name{k="v",...} value`, built in a buffer the caller reuses: at 4096 hosts
+// there are millions of them, and each `<<` to the hashed file stream costs more than the bytes.
+struct Series {
+  std::string& line;
+  bool first = true;
+  Series(std::string& buffer, std::string_view name) : line(buffer) {
+    line.assign(name);
+    line += '{';
+  }
+  Series& operator()(const char* key, std::string_view value) {
+    if (!first) line += ',';
+    first = false;
+    line += key;
+    line += "=\"";
+    append_label(line, value);
+    line += '"';
+    return *this;
+  }
+  void end(std::string_view value, std::ostream& out) {
+    line += "} ";
+    line += value;
+    line += '\n';
+    out.write(line.data(), static_cast<std::streamsize>(line.size()));
+  }
+};
 
 std::string number(double v) {
   if (std::isnan(v)) return "NaN";
@@ -121,12 +151,12 @@ void write_report_prom(const Report& r, std::ostream& out) {
 
   family(out, "gpuaccept_verdict_ok",
          "One series per verdict of report.json: 1 when it passes, else 0; status and outcome say what it is.");
+  std::string line;
   for (const auto& v : j.verdicts) {
-    out << "gpuaccept_verdict_ok{criterion=\"" << label(v.criterion) << "\",metric=\"" << label(v.metric)
-        << "\",place=\"" << label(v.place) << "\",host=\"" << label(place::host_of(v.place)) << "\",params=\""
-        << label(v.params.dump()) << "\",status=\"" << to_string(v.status) << "\",outcome=\""
-        << to_string(v.outcome()) << "\",severity=\"" << (v.severity == Severity::error ? "error" : "warning")
-        << "\"} " << (v.status == VerdictStatus::pass ? 1 : 0) << "\n";
+    Series(line, "gpuaccept_verdict_ok")("criterion", v.criterion)("metric", v.metric)("place", v.place)(
+        "host", place::host_of(v.place))("params", v.params.dump())("status", to_string(v.status))(
+        "outcome", to_string(v.outcome()))("severity", v.severity == Severity::error ? "error" : "warning")
+        .end(v.status == VerdictStatus::pass ? "1" : "0", out);
   }
 
   // Measured values, one family per metric name, each family's series together (the judge
@@ -162,9 +192,8 @@ void write_report_prom(const Report& r, std::ostream& out) {
            first.metric + " as measured by probe " + first.probe + " (" + (first.unit.empty() ? "no unit" : first.unit) +
                (factor != 1 ? ", here as a ratio" : "") + "), the median of its samples unless declared otherwise.");
     for (const Metric* m : ms)
-      out << name << "{place=\"" << label(m->place) << "\",host=\"" << label(place::host_of(m->place))
-          << "\",params=\"" << label(m->params.dump()) << "\"} " << number(*m->value * base_unit(m->unit).second)
-          << "\n";
+      Series(line, name)("place", m->place)("host", place::host_of(m->place))("params", m->params.dump())
+          .end(number(*m->value * base_unit(m->unit).second), out);
   }
   if (!texts.empty()) {
     family(out, "gpuaccept_text_info", "1 for each observed text (versions, models, paths) at its place.");
