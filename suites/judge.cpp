@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <unordered_set>
 
 #include "base/quantity.hpp"
@@ -52,16 +56,28 @@ std::string percent_off(double v, double ref, const char* below, const char* abo
   return base::format_number(std::fabs(v - ref) / std::fabs(ref) * 100) + "% " + (v < ref ? below : above);
 }
 
+// The metrics of a judgement by name, built once: every criterion looks at its own metrics
+// only, not all of them, and the judges of every thread share it.
+using MetricsByName = std::map<std::string, std::vector<const Metric*>>;  // in the metrics' order
+
+MetricsByName index_by_name(const std::vector<Metric>& metrics) {
+  MetricsByName by_name;
+  for (const auto& m : metrics) by_name[m.metric].push_back(&m);
+  return by_name;
+}
+
+// Judges one criterion at a time. Reads the facts, the metrics and their index and never
+// writes them, so one judge per thread can run criteria side by side (judge_criteria).
 class CriterionJudge {
  public:
-  CriterionJudge(const Facts& facts, const std::vector<Metric>& metrics, const MetricCatalogue* catalogue)
-      : facts_(facts), metrics_(metrics), catalogue_(catalogue) {
-    // Indexed by name once: every criterion looks at its own metrics only, not all of them.
-    for (const auto& m : metrics_) by_name_[m.metric].push_back(&m);
-  }
+  CriterionJudge(const Facts& facts, const std::vector<Metric>& metrics, const MetricsByName& by_name,
+                 const MetricCatalogue* catalogue)
+      : facts_(facts), metrics_(metrics), catalogue_(catalogue), by_name_(by_name) {}
 
-  std::vector<Verdict> judge(const Criterion& c) const {
-    std::vector<Verdict> out;
+  // Appends the criterion's verdicts to `out`, where they stay: at 4096 hosts a criterion
+  // has up to a few hundred thousand, each once moved between vectors cost a page fault's
+  // share of fresh memory.
+  void judge(const Criterion& c, std::vector<Verdict>& out) const {
     if (uses(c, "expected") && !facts_.expected) {
       // Without a stated topology there is nothing to hold the hosts against; the majority
       // criteria still compare them with each other.
@@ -69,19 +85,19 @@ class CriterionJudge {
       v.status = VerdictStatus::skipped;
       v.reason = "no --expect-topology given: nothing to compare " + c.metric + " with";
       out.push_back(std::move(v));
-      return out;
+      return;
     }
     for (const auto& name : metric_names(c)) {
-      auto part = judge_metric(c, name);
+      const std::size_t start = out.size();
+      judge_metric(c, name, out);
       // The metrics come sorted by place, so the verdicts mostly do too: sort only when not.
       auto less = [](const Verdict& a, const Verdict& b) {
         if (a.place != b.place) return judging::place_less(a.place, b.place);
         return a.params.dump() < b.params.dump();
       };
-      if (!std::is_sorted(part.begin(), part.end(), less)) std::stable_sort(part.begin(), part.end(), less);
-      out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+      const auto part = out.begin() + static_cast<std::ptrdiff_t>(start);
+      if (!std::is_sorted(part, out.end(), less)) std::stable_sort(part, out.end(), less);
     }
-    return out;
   }
 
  private:
@@ -164,7 +180,7 @@ class CriterionJudge {
     return {};
   }
 
-  std::vector<Verdict> judge_metric(const Criterion& c, const std::string& name) const {
+  void judge_metric(const Criterion& c, const std::string& name, std::vector<Verdict>& out) const {
     std::vector<const Metric*> selected;
     if (auto it = by_name_.find(name); it != by_name_.end())
       for (const Metric* m : it->second) {
@@ -174,9 +190,8 @@ class CriterionJudge {
       }
     const std::string by_expected = expected_requires(c, name);
     const std::string required_why = c.required == Required::yes ? "the criteria require it" : by_expected;
-    if (selected.empty()) return absent_everywhere(c, name, required_why);
+    if (selected.empty()) return absent_everywhere(c, name, required_why, out);
 
-    std::vector<Verdict> out;
     // Against the cluster median, places on hosts that share one kernel are not independent
     // evidence against each other: they share its CPUs, memory bus and devices, so one slow
     // moment shows on all of them at once (fake hosts on one machine failed each other's
@@ -217,13 +232,11 @@ class CriterionJudge {
       out.push_back(std::move(v));
     }
     if (c.required != Required::no) absent_somewhere(c, name, selected, by_expected, out);
-    return out;
   }
 
   // The rule for absent things, when no place produced the metric at all.
-  std::vector<Verdict> absent_everywhere(const Criterion& c, const std::string& name,
-                                         const std::string& required_why) const {
-    std::vector<Verdict> out;
+  void absent_everywhere(const Criterion& c, const std::string& name, const std::string& required_why,
+                         std::vector<Verdict>& out) const {
     const std::string probe = probe_of(name);
     if (!required_why.empty()) {
       // Against an expected topology, name every place it states (HOST/gpu:0..7), so the
@@ -241,7 +254,7 @@ class CriterionJudge {
         v.reason = "no host produced " + name + ", and " + required_why + "; " + probe_clause(probe, place::host_of(h));
         out.push_back(std::move(v));
       }
-      return out;
+      return;
     }
     Verdict v = base(c, name, place::cluster());
     v.status = VerdictStatus::skipped;
@@ -275,7 +288,6 @@ class CriterionJudge {
       }
     }
     out.push_back(std::move(v));
-    return out;
   }
 
   // The rule for absent things, when some places produced the metric and others that should
@@ -508,8 +520,84 @@ class CriterionJudge {
   mutable Params last_bounds_;  // the last bound made, for shared_bounds
   const std::vector<Metric>& metrics_;
   const MetricCatalogue* catalogue_;
-  std::map<std::string, std::vector<const Metric*>> by_name_;  // in metrics_' order
+  const MetricsByName& by_name_;
 };
+
+// Every criterion's verdicts appended to `out` in the criteria's order, two criteria at a time.
+// The criteria are independent (each reads the metrics and the facts, none writes them), and
+// at 4096 hosts judging them is several seconds of one core while the other waits. Workers
+// take criteria in order, each into a slot of its own; this thread moves each slot into `out`
+// as soon as it and every one before it are done, and frees it. A worker takes a criterion
+// only while fewer than kAhead slots wait, so at most a few criteria's verdicts are ever held
+// twice (all of them twice would be ~650 MB at 4096 hosts, over the 4 GiB the judge may use).
+void judge_criteria(const CriteriaSet& criteria, const Facts& facts, const std::vector<Metric>& metrics,
+                    const MetricCatalogue* catalogue, std::vector<Verdict>& out) {
+  const MetricsByName by_name = index_by_name(metrics);
+  const std::size_t n = criteria.criteria.size();
+  constexpr std::size_t kAhead = 4;
+  const unsigned workers = std::min<unsigned>(2, std::max(1u, std::thread::hardware_concurrency()));
+  if (workers < 2 || n < 2) {
+    const CriterionJudge cj(facts, metrics, by_name, catalogue);
+    for (const auto& c : criteria.criteria) cj.judge(c, out);
+    return;
+  }
+  struct Slot {
+    std::vector<Verdict> verdicts;
+    bool done = false;
+    std::exception_ptr error;
+  };
+  std::vector<Slot> slots(n);
+  std::mutex mu;
+  std::condition_variable changed;
+  std::size_t next = 0, taken = 0;  // next: the first slot not yet moved into out; taken: claimed
+  bool stop = false;                // a worker failed: the others take nothing more
+  auto work = [&] {
+    const CriterionJudge cj(facts, metrics, by_name, catalogue);
+    for (;;) {
+      std::size_t i;
+      {
+        std::unique_lock lock(mu);
+        changed.wait(lock, [&] { return stop || taken >= n || taken < next + kAhead; });
+        if (stop || taken >= n) return;
+        i = taken++;
+      }
+      Slot& slot = slots[i];
+      try {
+        cj.judge(criteria.criteria[i], slot.verdicts);
+      } catch (...) {
+        slot.error = std::current_exception();
+      }
+      std::lock_guard lock(mu);
+      slot.done = true;
+      if (slot.error) stop = true;
+      changed.notify_all();
+    }
+  };
+  std::vector<std::jthread> threads;
+  for (unsigned t = 0; t < workers; ++t) threads.emplace_back(work);
+  for (std::size_t i = 0; i < n; ++i) {
+    Slot& slot = slots[i];
+    {
+      std::unique_lock lock(mu);
+      // Done, or never to be: a worker failed and no one took this criterion.
+      changed.wait(lock, [&] { return slot.done || (stop && taken <= i); });
+    }
+    if (!slot.done || slot.error) break;
+    out.insert(out.end(), std::make_move_iterator(slot.verdicts.begin()), std::make_move_iterator(slot.verdicts.end()));
+    std::vector<Verdict>().swap(slot.verdicts);
+    std::lock_guard lock(mu);
+    next = i + 1;
+    changed.notify_all();
+  }
+  {
+    std::lock_guard lock(mu);
+    stop = true;  // whatever is left is not wanted: the workers take nothing more
+    changed.notify_all();
+  }
+  threads.clear();  // joins them
+  for (const auto& slot : slots)
+    if (slot.error) std::rethrow_exception(slot.error);
+}
 
 // A probe that failed on a host fails that host, whatever the criteria say; one that broke
 // there (a tool error) is shown there without blaming the host; one skipped on some hosts only
@@ -553,10 +641,17 @@ Judgement judge_metrics(std::vector<Metric> metrics, const JournalData& journal,
     judging::add_in_order(j.metrics, std::move(derived));
   }
   // The culprit analysis derives metrics of its own; they are declared like measured ones.
-  if (catalogue)
+  if (catalogue) {
+    // Looked up once per run of one name (the metrics are sorted by name): the catalogue's
+    // search for a family is a scan of every declaration.
+    const std::string* name = nullptr;
+    const DeclaredMetric* d = nullptr;
     for (auto& m : j.metrics)
-      if (m.better == Better::none)  // aggregate() already applied the declarations of measured ones
-        if (const DeclaredMetric* d = catalogue->find(m.metric)) m.probe = d->probe, m.better = d->decl.better;
+      if (m.better == Better::none) {  // aggregate() already applied the declarations of measured ones
+        if (!name || *name != m.metric) d = catalogue->find(m.metric), name = &m.metric;
+        if (d) m.probe = d->probe, m.better = d->decl.better;
+      }
+  }
   j.probes = judging::summarize_probes(journal);
   Facts facts = judging::gather_facts(journal, j.probes);
   judging::add_kernel_mates(facts, journal.ranks, j.metrics);
@@ -565,11 +660,7 @@ Judgement judge_metrics(std::vector<Metric> metrics, const JournalData& journal,
   // About one verdict per metric: reserved once, so that growing the vector does not hold two
   // copies of a million verdicts at once (pages reserved and never written cost nothing).
   j.verdicts.reserve(j.verdicts.size() + j.metrics.size());
-  const CriterionJudge cj(facts, j.metrics, catalogue);
-  for (const auto& c : criteria.criteria) {
-    auto vs = cj.judge(c);
-    j.verdicts.insert(j.verdicts.end(), std::make_move_iterator(vs.begin()), std::make_move_iterator(vs.end()));
-  }
+  judge_criteria(criteria, facts, j.metrics, catalogue, j.verdicts);
   judging::explain_fabric_verdicts(fabric, j.verdicts);
   // After the pairs' explanations: a failing group link takes the blame off the pairs it explains.
   judging::explain_group_verdicts(groups, j.verdicts);

@@ -302,3 +302,44 @@ TEST(JudgeReasons, ProbeExplanationEndsAFailingReason) {
   EXPECT_EQ(good->status, ga::VerdictStatus::pass);
   EXPECT_EQ(good->reason.find("chrony"), std::string::npos) << good->reason;
 }
+
+namespace ga {
+namespace {
+
+// The criteria are judged two at a time (judge.cpp, judge_criteria); the verdicts must still
+// come in the criteria's order, each criterion's exactly as when it is judged alone.
+TEST(JudgeCompare, CriteriaJudgedSideBySideKeepTheirOrder) {
+  std::vector<std::string> hosts;
+  for (int i = 1; i <= 12; ++i) hosts.push_back("n" + std::to_string(i));
+  testing::JournalBuilder b(hosts);
+  b.probe("x");
+  for (std::size_t i = 0; i < hosts.size(); ++i)
+    for (int m = 0; m < 6; ++m) b.sample("x.m" + std::to_string(m), hosts[i], 10.0 + double(i) + m, "B/s");
+  const JournalData journal = b.build();
+  std::string all;
+  std::vector<std::string> each;
+  for (int c = 0; c < 15; ++c) {
+    // A mix of cheap and costly rules, so that the two threads finish out of order.
+    const std::string metric = "x.m" + std::to_string(c % 6);
+    const std::string rule = c % 3 == 0   ? "compare: within_pct_of_median, pct: 20"
+                             : c % 3 == 1 ? "compare: \">=\", value: " + std::to_string(12 + c)
+                                          : "compare: mad_outlier, k: 3, floor_pct: 5";
+    each.push_back("  - {name: c" + std::to_string(c) + ", metric: " + metric + ", " + rule + "}\n");
+    all += each.back();
+  }
+  const Judgement together = judge(journal, testing::criteria(all));
+  std::vector<Verdict> alone;
+  for (const auto& c : each)
+    for (auto& v : judge(journal, testing::criteria(c)).verdicts) alone.push_back(std::move(v));
+  ASSERT_EQ(together.verdicts.size(), alone.size());
+  ASSERT_EQ(alone.size(), 15u * hosts.size());
+  for (std::size_t i = 0; i < alone.size(); ++i) {
+    EXPECT_EQ(together.verdicts[i].criterion, alone[i].criterion) << i;
+    EXPECT_EQ(together.verdicts[i].place, alone[i].place) << i;
+    EXPECT_EQ(together.verdicts[i].status, alone[i].status) << i;
+    EXPECT_EQ(together.verdicts[i].reason, alone[i].reason) << i;
+  }
+}
+
+}  // namespace
+}  // namespace ga

@@ -101,14 +101,26 @@ TEST(KernelMates, WithoutBootIdsEveryHostIsCompared) {
 TEST(JudgeReleasingSamples, SameJudgementAndTheSamplesAreGone) {
   JournalBuilder jb({"h1", "h2", "h3"});
   jb.sample("hostmem.triad_bw", "h1", 10e9).sample("hostmem.triad_bw", "h2", 10e9).sample("hostmem.triad_bw", "h3", 1e9);
+  // Groups of several samples, and names and places longer than a short string's inline buffer.
+  jb.sample("hostmem.triad_bw", "h1", 12e9).sample("hostmem.a_rather_long_metric_name", "h2/numa:0", 3, "count");
+  jb.sample("hostmem.a_rather_long_metric_name", "h2/numa:0", 5, "count");
+  jb.sample("hostmem.a_rather_long_metric_name", "h1/numa:0", 4, "count");
   jb.probe("hostmem");
   const auto crit = parse_criteria(kCriteria, "test");
   JournalData kept = jb.build(), released = jb.build();
   const auto a = judge(kept, crit);
   const auto b = judge_releasing_samples(released, crit);
   EXPECT_TRUE(released.samples.empty());
-  EXPECT_EQ(kept.samples.size(), 3u);
+  EXPECT_EQ(kept.samples.size(), 7u);
   ASSERT_EQ(a.verdicts.size(), b.verdicts.size());
   for (std::size_t i = 0; i < a.verdicts.size(); ++i) EXPECT_EQ(a.verdicts[i].reason, b.verdicts[i].reason);
+  ASSERT_EQ(a.metrics.size(), b.metrics.size());
+  for (std::size_t i = 0; i < a.metrics.size(); ++i) {
+    EXPECT_EQ(a.metrics[i].metric, b.metrics[i].metric) << i;
+    EXPECT_EQ(a.metrics[i].place, b.metrics[i].place) << i;
+    EXPECT_EQ(a.metrics[i].value, b.metrics[i].value) << i;
+    EXPECT_EQ(a.metrics[i].count, b.metrics[i].count) << i;
+  }
+  EXPECT_EQ(b.metrics.size(), 5u);
   EXPECT_EQ(a.summary.exit_code, b.summary.exit_code);
 }
