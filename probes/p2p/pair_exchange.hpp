@@ -38,7 +38,8 @@ enum class Polling {
 
 struct ExchangeLimits {
   double target_s = 0.2;     // keep iterating until this much measured time has passed
-  double limit_s = 5;        // hard stop for the whole measurement, warm-up included
+  double limit_s = 5;        // hard stop for the whole measurement, warm-up included (a bandwidth
+                             // window that timed out then drains for up to limit_s more)
   int warmup = 10;           // latency iterations (bandwidth: windows / 10, at least 1) not recorded
   int max_iters = 100000;    // latency round trips; bandwidth windows use max_iters / 100, at least 3
   Polling polling = Polling::automatic;
@@ -80,12 +81,19 @@ class PairExchange {
   // More ranks of this communicator run on this kernel (same boot_id) than there are CPUs in
   // their affinity masks together: found by the constructor, it makes Polling::automatic nap.
   bool shares_cores() const { return shares_cores_; }
+  // How many pairs may time round trips at once without timing the run queue instead: where
+  // ranks share cores, the CPUs of the most crowded kernel over two (at least 1); elsewhere
+  // unlimited. A round of `pairs` pairs runs its latency phases in turns(pairs) turns, pair
+  // i of the round in turn i / spin_lanes(). Found by the constructor (collective).
+  int spin_lanes() const { return spin_lanes_; }
+  int turns(int pairs) const { return pairs <= spin_lanes_ ? 1 : (pairs + spin_lanes_ - 1) / spin_lanes_; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int abandoned_ = 0;
   bool shares_cores_ = true;
+  int spin_lanes_ = 1;
 };
 
 }  // namespace ga::p2p

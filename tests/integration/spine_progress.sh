@@ -53,6 +53,11 @@ check "default: an in-probe line of the sweep with k of K and the time left" \
 check "default: an in-probe line of the pair rounds" \
   grep -qE '^\[gpuaccept\] p2p: intra-host pairs \(1 of 1 rounds\), .*left' "$GA_TMP/default.stderr"
 check "verbose: more in-probe lines ($nv) than default ($nd)" [ "$nv" -gt "$nd" ]
+# Two ranks with a core each time their latency in one turn (fabric_8x2 holds the other side).
+if [ "$(nproc)" -ge 2 ]; then
+  check "default: 2 ranks on $(nproc) CPUs, p2p latency not timed in turns" bash -c '! grep -q "at a time" <(jq -r "$1" "$2")' _ \
+    '.probes[] | select(.name == "p2p") | .hosts[].ranks[] | .reason' "$GA_TMP/default/report.json"
+fi
 # Every step of the sweep: one line per line measured (report.json has 4 metrics a line:
 # time, algbw, busbw, wrong).
 lines=$(jqr "$GA_TMP/verbose/report.json" '[.metrics[] | select(.metric == "mpi-coll.time")] | length')
