@@ -340,6 +340,22 @@ class P2pProbe final : public Probe {
         if (round.pairs[i].a == rank || round.pairs[i].b == rank) at.first = static_cast<int>(i);
       return at;
     };
+    // This rank's pair in a broadcast line of ranks "a b a b ...", named as pass 1 names it (the
+    // host seen first comes first), with its place in the line and the line's pair count.
+    struct LinePair {
+      std::optional<std::pair<int, int>> mine;
+      int at = 0, count = 0;
+    };
+    auto pair_in_line = [&](std::istream& in) {
+      LinePair lp;
+      for (int a, b; in >> a >> b; ++lp.count) {
+        if (ctx.rank != a && ctx.rank != b) continue;
+        if (ep.host_index(b) < ep.host_index(a)) std::swap(a, b);
+        lp.mine = std::pair{a, b};
+        lp.at = lp.count;
+      }
+      return lp;
+    };
 
     std::string adaptive_note;
     if (adaptive) {
@@ -359,19 +375,12 @@ class P2pProbe final : public Probe {
         line = ctx.comm.broadcast(line, 0);
         if (line.empty()) break;
         std::istringstream in(line);
-        int step_round = 0, pass = 1, a, b;
+        int step_round = 0, pass = 1;
         in >> step_round >> pass;
         // The planner's bound on the rounds, not their number: it stops when it has its answer.
         ctx.report_step(pass == 2 ? "adaptive schedule, follow-up pairs" : "adaptive schedule, cover pairs", r + 1,
                         inter_rounds, "rounds", StepCount::at_most);
-        std::optional<std::pair<int, int>> mine;
-        int at = 0, count = 0;
-        for (; in >> a >> b; ++count) {
-          if (ctx.rank != a && ctx.rank != b) continue;
-          if (ep.host_index(b) < ep.host_index(a)) std::swap(a, b);  // the host seen first comes first
-          mine = std::pair{a, b};
-          at = count;
-        }
+        const auto [mine, at, count] = pair_in_line(in);
         const std::size_t before = records.size();
         if (auto o = run_round(mine, at, count, false, mine && ep.rail_mode() ? ep.local(mine->first) : 0, pass,
                                "adaptive round " + std::to_string(step_round)))
@@ -441,16 +450,7 @@ class P2pProbe final : public Probe {
       for (int r = 0; std::getline(lines, line); ++r, ++round_slot) {
         ctx.report_step("re-test of suspect pairs", r + 1, retest_rounds, "re-test rounds");
         std::istringstream in(line);
-        int a, b;
-        std::optional<std::pair<int, int>> mine;
-        int at = 0, count = 0;
-        for (; in >> a >> b; ++count) {
-          if (ctx.rank != a && ctx.rank != b) continue;
-          // Name the pair as the first pass did: the host seen first comes first.
-          if (ep.host_index(b) < ep.host_index(a)) std::swap(a, b);
-          mine = std::pair{a, b};
-          at = count;
-        }
+        auto [mine, at, count] = pair_in_line(in);
         // A pair of ranks of one host is a re-test of the path inside it (named as pass 1 did).
         const bool intra = mine && ep.host_index(mine->first) == ep.host_index(mine->second);
         if (intra && mine->second < mine->first) std::swap(mine->first, mine->second);
