@@ -105,6 +105,34 @@ TEST(JournalRead, ATornLastLineIsIgnoredAndATornMiddleLineIsAnError) {
   }
 }
 
+// The same past the first batches, where one batch is parsed while the one before is taken:
+// a torn last line in a full last batch is ignored, and a torn line in a middle batch is an
+// error naming it even though the batch after it was parsed already.
+TEST(JournalRead, TornLinesPastTheFirstBatchesReadAsInASmallJournal) {
+  auto samples = [](int n) {
+    std::vector<std::string> lines;
+    for (int i = 0; i < n; ++i)
+      lines.push_back(R"({"iter":)" + std::to_string(i) + R"(,"metric":"m.a","place":"n1","type":"sample","value":1})");
+    return lines;
+  };
+  const std::string torn = R"({"metric":"m.a","place":"n1","ty)";
+  auto lines = samples(2 * 16384 + 1000);  // the last batch: 1001 lines with run_start's
+  lines.push_back(torn);
+  const JournalData d = parse(journal_of(lines));
+  ASSERT_EQ(d.samples.size(), std::size_t(2 * 16384 + 1000));
+  EXPECT_EQ(d.samples.back().iter, 2 * 16384 + 999);
+
+  lines = samples(40000);
+  lines[20000] = torn;  // line 20002: the second batch, with a third after it
+  try {
+    parse(journal_of(lines));
+    ADD_FAILURE() << "a torn line that is not the last must be an error";
+  } catch (const JournalError& e) {
+    EXPECT_EQ(e.line, 20002);
+    EXPECT_NE(std::string(e.what()).find("not JSON"), std::string::npos) << e.what();
+  }
+}
+
 TEST(JournalRead, OrderSurvivesBatchesAndThreads) {
   // More lines than one batch (16384), with records whose meaning depends on order: outcomes
   // after their probe_begin, in the last batch.
