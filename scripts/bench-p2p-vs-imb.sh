@@ -59,10 +59,13 @@ window=$("${mpi[@]}" "$ours" --exchanges | tee "$work/warm" | sed -n 's/^bw4m_wi
 imb_args=(PingPong Uniband -msglen "$work/lengths" -window_size "$window" -iter 100000,1000 -time 1)
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+# Odd repetitions run ours first, even ones IMB first: whatever the first of a pair gains or
+# loses (a core's clock, the page cache, the other's leftovers) falls on each side equally.
+run_ours() { "${mpi[@]}" "$ours" --exchanges >"$work/ours.$1"; }
+run_imb() { "${mpi[@]}" "$imb" "${imb_args[@]}" >"$work/imb.$1" 2>&1; }
 for ((r = 1; r <= reps; r++)); do
-  "${mpi[@]}" "$ours" --exchanges >"$work/ours.$r"
+  if ((r % 2)); then run_ours "$r"; run_imb "$r"; else run_imb "$r"; run_ours "$r"; fi
   grep -q '^lat8_p50_us=' "$work/ours.$r" || { echo "bench-p2p-vs-imb: our run $r failed:" >&2; cat "$work/ours.$r" >&2; exit 1; }
-  "${mpi[@]}" "$imb" "${imb_args[@]}" >"$work/imb.$r" 2>&1
   # PingPong rows: bytes reps t[usec] Mbytes/sec; Uniband rows: bytes reps Mbytes/sec Msg/sec.
   awk '/Benchmarking PingPong/ {b = "pp"} /Benchmarking Uniband/ {b = "uni"}
        /^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ *$/ {
@@ -70,7 +73,7 @@ for ((r = 1; r <= reps; r++)); do
          if (b == "pp" && $1 == 4194304) print "pp4m_MBps=" $4
          if (b == "uni" && $1 == 4194304) print "bw4m_MBps=" $3 }' "$work/imb.$r" >"$work/imbv.$r"
   [[ $(wc -l <"$work/imbv.$r") == 3 ]] || { echo "bench-p2p-vs-imb: IMB run $r printed no figures:" >&2; tail -20 "$work/imb.$r" >&2; exit 1; }
-  echo "repetition $r/$reps: ours $(tr '\n' ' ' <"$work/ours.$r")" >&2
+  echo "repetition $r/$reps ($( ((r % 2)) && echo "ours first" || echo "IMB first")): ours $(tr '\n' ' ' <"$work/ours.$r")" >&2
   echo "                IMB  $(tr '\n' ' ' <"$work/imbv.$r")" >&2
 done
 
