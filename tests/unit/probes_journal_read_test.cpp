@@ -186,10 +186,11 @@ void expect_refused(const std::string& text, int line, const std::string& says, 
 }
 
 // The torn-line rule past the first batches, where the reader's threads parse: a torn last
-// line in a full last batch is ignored, and a torn line in a middle batch is an error naming it.
+// line in a last batch large enough for the threads (256 lines and more) is ignored, and a
+// torn line in a middle batch is an error naming it.
 TEST(JournalRead, TornLinesPastTheFirstBatchesReadAsInASmallJournal) {
   const std::string torn = R"({"metric":"m.a","place":"n1","ty)";
-  auto lines = numbered_samples(2 * 16384 + 1000);  // the last batch: 1001 lines with run_start's
+  auto lines = numbered_samples(2 * 16384 + 1000);  // batches of 16384 lines, then 1001 samples and the torn line
   lines.push_back(torn);
   const JournalData d = parse(journal_of(lines));
   ASSERT_EQ(d.samples.size(), std::size_t(2 * 16384 + 1000));
