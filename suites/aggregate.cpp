@@ -190,6 +190,10 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
   return out;
 }
 
+base::ByName<Metric> metrics_by_name(const std::vector<Metric>& metrics) {
+  return base::group_by_name(metrics, [](const Metric& m) -> const std::string& { return m.metric; });
+}
+
 namespace judging {
 
 bool metric_less(const Metric& x, const Metric& y) {

@@ -87,9 +87,11 @@ nlohmann::json derived_params(const Group& g, const std::string& direction) {
   return p;
 }
 
-std::map<std::string, Group> collect(const std::vector<Metric>& metrics) {
+std::map<std::string, Group> collect(const base::ByName<Metric>& by_name) {
   std::map<std::string, Group> groups;
-  for (const auto& m : metrics) {
+  for (const Metric* mp : base::items_named(by_name, {"nccl.pair_busbw", "nccl.pair_completed", "p2p.latency_p50",
+                                                       "p2p.latency_p99", "p2p.bw", "p2p.completed"})) {
+    const Metric& m = *mp;
     std::vector<std::string> bases;
     const bool nccl = m.metric == "nccl.pair_busbw" || m.metric == "nccl.pair_completed";
     if (nccl) {
@@ -396,12 +398,14 @@ std::string_view prefix_of(std::string_view metric) { return metric.substr(0, me
 
 }  // namespace
 
-FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics) {
+FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics) { return analyze_fabric(metrics_by_name(metrics)); }
+
+FabricAnalysis analyze_fabric(const base::ByName<Metric>& by_name) {
   FabricAnalysis a;
   Out out{a};
-  for (const auto& m : metrics)
-    if (m.metric == "nccl.rail_devices" && m.text) a.described[m.place] = *m.text;
-  for (const auto& [k, g] : collect(metrics)) {
+  for (const Metric* m : base::items_named(by_name, {"nccl.rail_devices"}))
+    if (m->text) a.described[m->place] = *m->text;
+  for (const auto& [k, g] : collect(by_name)) {
     if (g.path != "intra") analyze_inter(g, out);
     else if (g.basis != "latency_p99") analyze_intra(g, out);
   }

@@ -57,6 +57,7 @@ struct FabricAnalysis {
 // The judge adds a.derived to its metrics (judging::add_in_order, with the other analyses'
 // derived metrics in one merge) and keeps the analysis for explain_fabric_verdicts.
 FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics);
+FabricAnalysis analyze_fabric(const base::ByName<Metric>& by_name);  // the judge's: metrics_by_name
 void explain_fabric_verdicts(const FabricAnalysis&, std::vector<Verdict>& verdicts);
 
 }  // namespace ga::judging

@@ -40,9 +40,10 @@ std::string str(const nlohmann::json& p, const char* k) {
   return p.contains(k) && p[k].is_string() ? p[k].get<std::string>() : "";
 }
 
-std::map<std::string, Set> collect(const std::vector<Metric>& metrics, const std::map<std::string, std::string>& leaf_of) {
+std::map<std::string, Set> collect(const base::ByName<Metric>& by_name, const std::map<std::string, std::string>& leaf_of) {
   std::map<std::string, Set> sets;
-  for (const auto& m : metrics) {
+  for (const Metric* mp : base::items_named(by_name, {"p2p.latency_p50", "p2p.bw", "p2p.completed"})) {
+    const Metric& m = *mp;
     std::string basis;
     if (m.metric == "p2p.latency_p50" && m.value) basis = "latency";
     else if (m.metric == "p2p.bw" && m.value) basis = "bw";
@@ -92,16 +93,18 @@ std::string group_link_place(const std::string& a, const std::string& b) {
   return place::pair("leaf:" + a, "leaf:" + b);
 }
 
-GroupAnalysis analyze_groups(const std::vector<Metric>& metrics) {
+GroupAnalysis analyze_groups(const std::vector<Metric>& metrics) { return analyze_groups(metrics_by_name(metrics)); }
+
+GroupAnalysis analyze_groups(const base::ByName<Metric>& by_name) {
   GroupAnalysis a;
   std::map<std::string, std::vector<std::string>> uplinks;  // leaf -> switches above it
-  for (const auto& m : metrics)
-    if (m.metric == "p2p.leaf" && m.text && !m.text->empty()) {
+  for (const Metric* mp : base::items_named(by_name, {"p2p.leaf"}))
+    if (const Metric& m = *mp; m.text && !m.text->empty()) {
       a.leaf_of[m.place] = *m.text;
       if (const auto u = str(m.params, "uplinks"); !u.empty()) uplinks[*m.text] = uplinks_of(u);
     }
   if (a.leaf_of.empty()) return a;
-  for (const auto& [k, s] : collect(metrics, a.leaf_of)) {
+  for (const auto& [k, s] : collect(by_name, a.leaf_of)) {
     const bool lower = lat(s);
     auto better = [&](double x, double y) { return lower ? std::min(x, y) : std::max(x, y); };
     auto group = [&](const std::string& e) { return a.leaf_of.at(e); };

@@ -43,6 +43,7 @@ struct GroupAnalysis {
 };
 
 GroupAnalysis analyze_groups(const std::vector<Metric>& metrics);
+GroupAnalysis analyze_groups(const base::ByName<Metric>& by_name);  // the judge's: metrics_by_name
 
 // Hook for the judge: appends the derived metrics (keeping the metrics sorted as
 // the judge adds the fabric analysis' derived metrics) and returns the analysis for explain_group_verdicts. Nothing is

@@ -13,6 +13,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "base/group_by_name.hpp"
 #include "base/prefault.hpp"
 #include "base/quantity.hpp"
 #include "suites/fabric_analysis.hpp"
@@ -59,13 +60,9 @@ std::string percent_off(double v, double ref, const char* below, const char* abo
 
 // The metrics of a judgement by name, built once: every criterion looks at its own metrics
 // only, not all of them, and the judges of every thread share it.
-using MetricsByName = std::map<std::string, std::vector<const Metric*>>;  // in the metrics' order
+using MetricsByName = base::ByName<Metric>;  // in the metrics' order
 
-MetricsByName index_by_name(const std::vector<Metric>& metrics) {
-  MetricsByName by_name;
-  for (const auto& m : metrics) by_name[m.metric].push_back(&m);
-  return by_name;
-}
+MetricsByName index_by_name(const std::vector<Metric>& metrics) { return metrics_by_name(metrics); }
 
 // Judges one criterion at a time. Reads the facts, the metrics and their index and never
 // writes them, so one judge per thread can run criteria side by side (judge_criteria).
@@ -634,14 +631,23 @@ Judgement judge_metrics(std::vector<Metric> metrics, const JournalData& journal,
   // in one merge (each merge moves all 4 M metrics at 4096 hosts): the p2p culprit analysis
   // (fabric_analysis.hpp), links between leaf groups (fabric_groups.hpp), port error counters
   // over the run (rdma_rates.hpp). The analyses keep their own copies for the verdicts.
-  const auto fabric = judging::analyze_fabric(j.metrics);
-  const auto groups = judging::analyze_groups(j.metrics);
+  j.probes = judging::summarize_probes(journal);
+  Facts facts = judging::gather_facts(journal, j.probes);
+  // The measured metrics by name, for the analyses (and the kernel mates) to read the names
+  // they work on; its pointers die with the merge below, so it dies first.
+  std::optional<const judging::FabricAnalysis> fabric;
+  std::optional<const judging::GroupAnalysis> groups;
+  std::vector<Metric> derived;
   {
-    std::vector<Metric> derived = judging::derive_rdma_counter_metrics(j.metrics);
-    derived.insert(derived.begin(), groups.derived.begin(), groups.derived.end());
-    derived.insert(derived.begin(), fabric.derived.begin(), fabric.derived.end());
-    judging::add_in_order(j.metrics, std::move(derived));
+    const auto measured = metrics_by_name(j.metrics);
+    judging::add_kernel_mates(facts, journal.ranks, measured);
+    fabric.emplace(judging::analyze_fabric(measured));
+    groups.emplace(judging::analyze_groups(measured));
+    derived = judging::derive_rdma_counter_metrics(measured);
   }
+  derived.insert(derived.begin(), groups->derived.begin(), groups->derived.end());
+  derived.insert(derived.begin(), fabric->derived.begin(), fabric->derived.end());
+  judging::add_in_order(j.metrics, std::move(derived));
   // The culprit analysis derives metrics of its own; they are declared like measured ones.
   if (catalogue) {
     // Looked up once per run of one name (the metrics are sorted by name): the catalogue's
@@ -654,18 +660,15 @@ Judgement judge_metrics(std::vector<Metric> metrics, const JournalData& journal,
         if (d) m.probe = d->probe, m.better = d->decl.better;
       }
   }
-  j.probes = judging::summarize_probes(journal);
-  Facts facts = judging::gather_facts(journal, j.probes);
-  judging::add_kernel_mates(facts, journal.ranks, j.metrics);
 
   j.verdicts = probe_verdicts(j.probes);
   // About one verdict per metric: reserved once, so that growing the vector does not hold two
   // copies of a million verdicts at once (pages reserved and never written cost nothing).
   j.verdicts.reserve(j.verdicts.size() + j.metrics.size());
   judge_criteria(criteria, facts, j.metrics, catalogue, j.verdicts);
-  judging::explain_fabric_verdicts(fabric, j.verdicts);
+  judging::explain_fabric_verdicts(*fabric, j.verdicts);
   // After the pairs' explanations: a failing group link takes the blame off the pairs it explains.
-  judging::explain_group_verdicts(groups, j.verdicts);
+  judging::explain_group_verdicts(*groups, j.verdicts);
 
   j.incomplete = judging::find_incomplete(journal, j.probes);
   bool node_fault = false, tool_error = false, inconclusive = false;

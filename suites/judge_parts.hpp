@@ -63,7 +63,7 @@ struct Facts {
 Facts gather_facts(const JournalData&, const std::vector<ProbeSummary>&);
 // Fills Facts::kernel_mates from the boot ids in run_start's ranks (every run since they were
 // recorded) and the inventory.boot_id metrics (older journals).
-void add_kernel_mates(Facts&, const std::vector<RankInfo>&, const std::vector<Metric>&);
+void add_kernel_mates(Facts&, const std::vector<RankInfo>&, const base::ByName<Metric>& metrics_by_name);
 
 // A place relative to its host: "" for the host, "gpu:3", "gpu:0~gpu:1" for a pair on one
 // host. Used to hold gpu:3 of one host against gpu:3 of the others and of the expected host.

@@ -59,7 +59,7 @@ Metric derived(const char* probe, const std::string& name, const std::string& pl
   return m;
 }
 
-void derive_family(const std::vector<Metric>& metrics, const Family& f, std::vector<Metric>& out) {
+void derive_family(const base::ByName<Metric>& by_name, const Family& f, std::vector<Metric>& out) {
   // host -> reading -> the host's clock at it
   std::map<std::string, std::map<std::string, double>> read_at;
   // One counter's value at one reading, by views into the metrics (at 4096 hosts ~1.3 M of
@@ -79,7 +79,15 @@ void derive_family(const std::vector<Metric>& metrics, const Family& f, std::vec
     return it->second;
   };
   const std::size_t prefix = std::char_traits<char>::length(f.counter);
-  for (const auto& m : metrics) {
+  // The family's readings, its clock and (per bit) the ports' rates, in the metrics' order.
+  std::vector<const Metric*> of_family = base::items_with_prefix(by_name, f.counter);
+  for (const Metric* m : f.per_bit ? base::items_named(by_name, {f.read_at, "rdma.rate_gbps"})
+                                   : base::items_named(by_name, {f.read_at}))
+    of_family.push_back(m);
+  std::sort(of_family.begin(), of_family.end(), std::less<const Metric*>());
+  of_family.erase(std::unique(of_family.begin(), of_family.end()), of_family.end());  // a clock named like a counter
+  for (const Metric* mp : of_family) {
+    const Metric& m = *mp;
     if (!m.value) continue;
     if (m.metric == f.read_at) {
       if (const auto& r = read_name(m); !r.empty()) read_at[m.place][r] = *m.value;
@@ -146,9 +154,13 @@ void derive_family(const std::vector<Metric>& metrics, const Family& f, std::vec
 }  // namespace
 
 std::vector<Metric> derive_rdma_counter_metrics(const std::vector<Metric>& metrics) {
+  return derive_rdma_counter_metrics(metrics_by_name(metrics));
+}
+
+std::vector<Metric> derive_rdma_counter_metrics(const base::ByName<Metric>& by_name) {
   std::vector<Metric> out;
-  derive_family(metrics, kRdma, out);
-  derive_family(metrics, kNvLink, out);
+  derive_family(by_name, kRdma, out);
+  derive_family(by_name, kNvLink, out);
   return out;
 }
 

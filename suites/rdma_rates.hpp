@@ -31,6 +31,7 @@
 namespace ga::judging {
 
 std::vector<Metric> derive_rdma_counter_metrics(const std::vector<Metric>& metrics);
+std::vector<Metric> derive_rdma_counter_metrics(const base::ByName<Metric>& by_name);  // the judge's: metrics_by_name
 
 // Hook for the judge (after aggregate): appends the derived metrics, keeping the metrics'
 // order (name, place, params), as the judge adds the other analyses' derived metrics.

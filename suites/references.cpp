@@ -36,12 +36,12 @@ Facts gather_facts(const JournalData& j, const std::vector<ProbeSummary>& probes
   return f;
 }
 
-void add_kernel_mates(Facts& f, const std::vector<RankInfo>& ranks, const std::vector<Metric>& metrics) {
+void add_kernel_mates(Facts& f, const std::vector<RankInfo>& ranks, const base::ByName<Metric>& by_name) {
   std::map<std::string, std::set<std::string>> by_kernel;
   for (const auto& r : ranks)
     if (!r.boot_id.empty() && !r.host.empty()) by_kernel[r.boot_id].insert(r.host);
-  for (const auto& m : metrics)
-    if (m.metric == "inventory.boot_id" && m.text && !m.text->empty() && place::kind(m.place) == place::Kind::host)
+  for (const Metric* mp : base::items_named(by_name, {"inventory.boot_id"}))
+    if (const Metric& m = *mp; m.text && !m.text->empty() && place::kind(m.place) == place::Kind::host)
       by_kernel[*m.text].insert(m.place);
   for (auto& [id, host_set] : by_kernel) {
     if (host_set.size() < 2) continue;
