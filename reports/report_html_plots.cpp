@@ -12,7 +12,10 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <string_view>
 
+#include "base/group_by_name.hpp"
 #include "base/natural_order.hpp"
 #include "base/quantity.hpp"
 #include "reports/html_internal.hpp"
@@ -21,6 +24,51 @@
 namespace ga::html {
 
 namespace {
+
+// The metrics and verdicts the plots draw, by metric name, found in one pass for all the plots:
+// a scan of all of them per plot was most of report.html's time at 4096 hosts (4 M metrics,
+// eight scans). Only the plots' names are kept, so the index holds thousands of pointers, not
+// millions, beside report.json's writer.
+class Named {
+ public:
+  explicit Named(const Judgement& g)
+      : metrics_(base::group_by_name(g.metrics, [](const Metric& m) -> const std::string& { return m.metric; }, drawn)),
+        verdicts_(base::group_by_name(g.verdicts, [](const Verdict& v) -> const std::string& { return v.metric; }, drawn)) {}
+
+  // The metrics (verdicts on metrics) of these names, in the judgement's order. A name left out
+  // of drawn() would make its plot silently empty: asking for one is a bug, and throws.
+  std::vector<const Metric*> metrics(std::initializer_list<std::string_view> names) const {
+    return base::items_named(metrics_, checked(names));
+  }
+  std::vector<const Verdict*> verdicts(std::initializer_list<std::string_view> names) const {
+    return base::items_named(verdicts_, checked(names));
+  }
+  std::vector<const Metric*> metrics_with_prefix(std::string_view prefix) const {
+    if (!drawn(prefix)) throw std::logic_error("report.html: plots do not index " + std::string(prefix));
+    return base::items_with_prefix(metrics_, prefix);
+  }
+
+ private:
+  static std::initializer_list<std::string_view> checked(std::initializer_list<std::string_view> names) {
+    for (std::string_view n : names)
+      if (!drawn(n)) throw std::logic_error("report.html: plots do not index " + std::string(n));
+    return names;
+  }
+
+  base::ByName<Metric> metrics_;
+  base::ByName<Verdict> verdicts_;
+
+  // Every metric name a plot below reads (by name or, for inventory.version.*, by prefix).
+  static bool drawn(std::string_view name) {
+    static constexpr std::string_view kNames[] = {
+        "clock.offset", "clock.offset_uncertainty", "clock.offset_abs", "mpi-coll.busbw", "mpi-coll.busbw_theoretical",
+        "mpi-coll.busbw_of_theory", "nccl.busbw", "nccl.busbw_theoretical", "nccl.busbw_of_theory", "p2p.latency_p50",
+        "p2p.bw", "storage.write_bw", "storage.read_bw", "gpu.hbm_theoretical_bw", "gpu.pcie_theoretical_bw",
+        "gpu.gemm_theoretical_flops", "gpu.hbm_bw_of_theory", "gpu.h2d_bw_of_theory", "gpu.gemm_of_theory",
+        "inventory.kernel", "nccl.version", "gpu.nvidia_driver", "gpu.cuda_driver", "rdma.fw"};
+    return name.substr(0, 18) == "inventory.version." || std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+  }
+};
 
 std::string num(double v) {
   char b[32];
@@ -31,13 +79,14 @@ std::string num(double v) {
 // value in JSON's form: what report.json's metric says, digit for digit.
 std::string json_num(double v) { return nlohmann::json(v).dump(); }
 
-void clock_offset(std::string& out, const Report& r, const VerdictIndex& index) {
+void clock_offset(std::string& out, const Named& named, const VerdictIndex& index) {
   struct Row {
     std::string host;
     double offset = 0, uncertainty = 0;
   };
   std::map<std::string, Row> rows;
-  for (const auto& m : r.judgement->metrics) {
+  for (const Metric* mp : named.metrics({"clock.offset", "clock.offset_uncertainty"})) {
+    const Metric& m = *mp;
     if (!m.value || place::kind(m.place) != place::Kind::host) continue;
     if (m.metric == "clock.offset") rows[m.place].host = m.place, rows[m.place].offset = *m.value;
     else if (m.metric == "clock.offset_uncertainty") rows[m.place].uncertainty = *m.value;
@@ -45,8 +94,8 @@ void clock_offset(std::string& out, const Report& r, const VerdictIndex& index) 
   for (auto it = rows.begin(); it != rows.end();) it = it->second.host.empty() ? rows.erase(it) : std::next(it);
   if (rows.empty()) return;
   std::optional<double> bound;
-  for (const auto& v : r.judgement->verdicts)
-    if (v.metric == "clock.offset_abs" && v.bounds.contains("value") && v.bounds["value"].is_number())
+  for (const Verdict* vp : named.verdicts({"clock.offset_abs"}))
+    if (const Verdict& v = *vp; v.bounds.contains("value") && v.bounds["value"].is_number())
       bound = bound ? std::min(*bound, v.bounds["value"].get<double>()) : v.bounds["value"].get<double>();
   double span = bound.value_or(0);
   for (const auto& [h, row] : rows) span = std::max(span, std::abs(row.offset) + row.uncertainty);
@@ -95,7 +144,7 @@ void clock_offset(std::string& out, const Report& r, const VerdictIndex& index) 
 // busbw against message size, one line per collective (and scope, rail and place), out of
 // place, for mpi-coll and nccl; the theoretical busbw dashed where the probe states one, and
 // the criteria's bound dotted on each series that has one.
-void collective_bandwidth(std::string& out, const Report& r) {
+void collective_bandwidth(std::string& out, const Named& named) {
   static const char* kColours[] = {"#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#57606a", "#e16f24", "#116329"};
   constexpr std::size_t kMostSeries = 16;
   bool section_open = false;
@@ -116,8 +165,9 @@ void collective_bandwidth(std::string& out, const Report& r) {
       return label;
     };
     std::map<std::string, double> theory_of;  // place + params -> the theoretical busbw
-    for (const auto& m : r.judgement->metrics) {
-      if (!m.value || m.metric.rfind(probe + ".", 0) != 0) continue;
+    for (const Metric* mp : named.metrics({probe + ".busbw", probe + ".busbw_theoretical"})) {
+      const Metric& m = *mp;
+      if (!m.value) continue;
       if (m.metric == probe + ".busbw_theoretical") {
         theory = std::max(theory, *m.value);
         theory_of[m.place + " " + m.params.dump()] = *m.value;
@@ -138,8 +188,9 @@ void collective_bandwidth(std::string& out, const Report& r) {
     // The criteria's bounds, each in its series' terms: a bound on busbw_of_theory (percent of
     // the theoretical busbw of the same place and line) drawn as busbw, the lowest per series.
     std::map<std::string, double> bound_of;
-    for (const auto& v : r.judgement->verdicts) {
-      if (v.metric != probe + ".busbw_of_theory" || !v.bounds.contains("value") || !v.bounds["value"].is_number()) continue;
+    for (const Verdict* vp : named.verdicts({probe + ".busbw_of_theory"})) {
+      const Verdict& v = *vp;
+      if (!v.bounds.contains("value") || !v.bounds["value"].is_number()) continue;
       auto t = theory_of.find(v.place + " " + v.params.dump());
       if (t == theory_of.end()) continue;
       const std::string label = label_of(v.params, v.place);
@@ -228,7 +279,7 @@ void collective_bandwidth(std::string& out, const Report& r) {
 // the first pass and the re-tests), shaded against the median cell; cells and host labels of a
 // place whose verdict did not pass are outlined. Above kDrawAllHostsUpTo hosts only the hosts
 // with a verdict that did not pass and their partners are drawn (the rows that matter).
-void pair_heatmap(std::string& out, const Report& r, const VerdictIndex& index, const std::string& metric,
+void pair_heatmap(std::string& out, const Report& r, const Named& named, const VerdictIndex& index, const std::string& metric,
                   const std::string& name, bool lower_is_better) {
   struct Cell {
     double value;
@@ -236,15 +287,18 @@ void pair_heatmap(std::string& out, const Report& r, const VerdictIndex& index, 
   };
   std::map<std::pair<std::string, std::string>, Cell> cells;
   std::optional<double> chosen_size;
-  for (const auto& m : r.judgement->metrics) {  // the size: smallest for latency, largest for bandwidth
-    if (m.metric != metric || !m.value || !m.params.contains("size") || !m.params["size"].is_number()) continue;
+  const std::vector<const Metric*> of_metric = named.metrics({metric});
+  for (const Metric* mp : of_metric) {  // the size: smallest for latency, largest for bandwidth
+    const Metric& m = *mp;
+    if (!m.value || !m.params.contains("size") || !m.params["size"].is_number()) continue;
     if (m.params.contains("path") && m.params["path"].is_string() && m.params["path"].get<std::string>() == "intra") continue;
     const double sz = m.params["size"].get<double>();
     if (!chosen_size || (lower_is_better ? sz < *chosen_size : sz > *chosen_size)) chosen_size = sz;
   }
   if (!chosen_size) return;
-  for (const auto& m : r.judgement->metrics) {
-    if (m.metric != metric || !m.value || !m.params.contains("size") || m.params["size"].get<double>() != *chosen_size) continue;
+  for (const Metric* mp : of_metric) {
+    const Metric& m = *mp;
+    if (!m.value || !m.params.contains("size") || m.params["size"].get<double>() != *chosen_size) continue;
     if (!m.params.contains("direction") || !m.params["direction"].is_string()) continue;
     if (m.params.contains("path") && m.params["path"].is_string() && m.params["path"].get<std::string>() == "intra") continue;
     const std::string dir = m.params["direction"].get<std::string>();
@@ -418,26 +472,27 @@ void bar_plot(std::string& out, const BarPlot& p, const VerdictIndex& index) {
 
 // The lowest numeric `value` bound among the verdicts of `metric` (criteria with a fraction
 // of a reference write the resolved number there).
-std::optional<double> lowest_bound(const Report& r, const std::string& metric) {
+std::optional<double> lowest_bound(const Named& named, const std::string& metric) {
   std::optional<double> bound;
-  for (const auto& v : r.judgement->verdicts)
-    if (v.metric == metric && v.bounds.contains("value") && v.bounds["value"].is_number())
+  for (const Verdict* vp : named.verdicts({metric}))
+    if (const Verdict& v = *vp; v.bounds.contains("value") && v.bounds["value"].is_number())
       bound = bound ? std::min(*bound, v.bounds["value"].get<double>()) : v.bounds["value"].get<double>();
   return bound;
 }
 
 // storage: each host's write and read throughput (storage.write_bw, storage.read_bw), with the
 // lowest write bound the criteria resolved (a quarter of the median by default).
-void storage_plot(std::string& out, const Report& r, const VerdictIndex& index) {
+void storage_plot(std::string& out, const Named& named, const VerdictIndex& index) {
   BarPlot p{"storage", "Shared storage: write and read throughput per host", "B/s", {"write", "read"}, {}, {}, {}};
-  for (const auto& m : r.judgement->metrics) {
+  for (const Metric* mp : named.metrics({"storage.write_bw", "storage.read_bw"})) {
+    const Metric& m = *mp;
     if (!m.value || place::kind(m.place) != place::Kind::host) continue;
     const char* series = m.metric == "storage.write_bw" ? "write" : m.metric == "storage.read_bw" ? "read" : nullptr;
     if (!series) continue;
     p.bars.push_back({m.place, series, *m.value, m.place + " " + series + ": " + base::format_quantity(*m.value, "B/s")});
   }
   if (p.bars.empty()) return;
-  p.bound = lowest_bound(r, "storage.write_bw");
+  p.bound = lowest_bound(named, "storage.write_bw");
   if (p.bound) p.bound_label = "the lowest write throughput the criteria accept, " + base::format_quantity(*p.bound, "B/s");
   out += "<section id=\"storage-plot\"><h2>Storage</h2>";
   bar_plot(out, p, index);
@@ -446,10 +501,12 @@ void storage_plot(std::string& out, const Report& r, const VerdictIndex& index) 
 
 // gpu: each GPU's HBM, host-to-device and GEMM rates in percent of the model's paper figure
 // (the *_of_theory metrics; GEMM once per dtype), with the lowest bound of the HBM criterion.
-void gpu_plot(std::string& out, const Report& r, const VerdictIndex& index) {
+void gpu_plot(std::string& out, const Named& named, const VerdictIndex& index) {
   BarPlot p{"gpu", "GPUs against theory: HBM, host-to-device, GEMM (percent of the paper figure)", "%", {}, {}, {}, {}};
   std::map<std::pair<std::string, std::string>, double> theory;  // (place, metric[/dtype]) -> paper figure
-  for (const auto& m : r.judgement->metrics) {
+  for (const Metric* mp :
+       named.metrics({"gpu.hbm_theoretical_bw", "gpu.pcie_theoretical_bw", "gpu.gemm_theoretical_flops"})) {
+    const Metric& m = *mp;
     if (!m.value || place::kind(m.place) != place::Kind::gpu) continue;
     std::string key = m.metric;
     if (m.params.contains("dtype") && m.params["dtype"].is_string()) key += "/" + m.params["dtype"].get<std::string>();
@@ -457,7 +514,8 @@ void gpu_plot(std::string& out, const Report& r, const VerdictIndex& index) {
       theory[{m.place, key}] = *m.value;
   }
   std::set<std::string> seen;
-  for (const auto& m : r.judgement->metrics) {
+  for (const Metric* mp : named.metrics({"gpu.hbm_bw_of_theory", "gpu.h2d_bw_of_theory", "gpu.gemm_of_theory"})) {
+    const Metric& m = *mp;
     if (!m.value || place::kind(m.place) != place::Kind::gpu) continue;
     std::string series, theory_key, unit;
     if (m.metric == "gpu.hbm_bw_of_theory") series = "HBM", theory_key = "gpu.hbm_theoretical_bw", unit = "B/s";
@@ -477,7 +535,7 @@ void gpu_plot(std::string& out, const Report& r, const VerdictIndex& index) {
     auto rank = [](const std::string& s) { return s == "HBM" ? 0 : s == "host-to-device" ? 1 : 2; };
     return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
   });
-  p.bound = lowest_bound(r, "gpu.hbm_bw_of_theory");
+  p.bound = lowest_bound(named, "gpu.hbm_bw_of_theory");
   if (p.bound) p.bound_label = "the lowest HBM share of theory the criteria accept, " + base::format_quantity(*p.bound, "%");
   out += "<section id=\"gpu-plot\"><h2>GPUs</h2>";
   bar_plot(out, p, index);
@@ -487,10 +545,16 @@ void gpu_plot(std::string& out, const Report& r, const VerdictIndex& index) {
 // The environment fingerprint: per host the kernel, the stack versions, the GPU driver, CUDA,
 // NCCL and the NIC firmware; a cell that differs from its column's majority is marked, and
 // hosts whose rows are identical share one line (a cluster of 4096 like hosts is one row).
-void environment_table(std::string& out, const Report& r) {
+void environment_table(std::string& out, const Named& named) {
   std::map<std::string, std::map<std::string, std::set<std::string>>> cell;  // host -> column -> values
   std::set<std::string> columns;
-  for (const auto& m : r.judgement->metrics) {
+  std::vector<const Metric*> of_columns = named.metrics_with_prefix("inventory.version.");
+  for (const Metric* m : named.metrics(
+           {"inventory.kernel", "nccl.version", "gpu.nvidia_driver", "gpu.cuda_driver", "rdma.fw"}))
+    of_columns.push_back(m);
+  std::sort(of_columns.begin(), of_columns.end(), std::less<const Metric*>());  // the metrics' order
+  for (const Metric* mp : of_columns) {
+    const Metric& m = *mp;
     if (!m.text) continue;
     std::string col;
     if (m.metric == "inventory.kernel" || m.metric.rfind("inventory.version.", 0) == 0 || m.metric == "nccl.version" ||
@@ -554,14 +618,15 @@ void environment_table(std::string& out, const Report& r) {
 }  // namespace
 
 void append_plots(std::string& out, const Report& r, const VerdictIndex& index) {
-  environment_table(out, r);
-  clock_offset(out, r, index);
-  collective_bandwidth(out, r);
-  gpu_plot(out, r, index);
-  storage_plot(out, r, index);
+  const Named named(*r.judgement);
+  environment_table(out, named);
+  clock_offset(out, named, index);
+  collective_bandwidth(out, named);
+  gpu_plot(out, named, index);
+  storage_plot(out, named, index);
   std::string pairs;
-  pair_heatmap(pairs, r, index, "p2p.latency_p50", "pair-latency", true);
-  pair_heatmap(pairs, r, index, "p2p.bw", "pair-bandwidth", false);
+  pair_heatmap(pairs, r, named, index, "p2p.latency_p50", "pair-latency", true);
+  pair_heatmap(pairs, r, named, index, "p2p.bw", "pair-bandwidth", false);
   if (!pairs.empty()) out += "<section id=\"pair-plots\"><h2>Pairs</h2>" + pairs + "</section>\n";
 }
 
