@@ -37,8 +37,11 @@ Params ParamsPool::intern(nlohmann::json&& value) {
 }
 
 Params ParamsPool::intern(const Params& p) {
-  auto [it, fresh] = by_text_.emplace(p.dump(), p);
-  return it->second;
+  // Looked up before anything is made: emplace would build a node (and copy the text into its
+  // key) for every call, and the journal reader calls this once per sample, 3.3 M times at
+  // 4096 hosts, on the one thread that takes the parsed samples in order.
+  if (auto it = by_text_.find(p.dump()); it != by_text_.end()) return it->second;
+  return by_text_.emplace(p.dump(), p).first->second;
 }
 
 }  // namespace ga
