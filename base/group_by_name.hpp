@@ -54,7 +54,7 @@ std::vector<const T*> items_named(const ByName<T>& by, std::initializer_list<std
 template <class T>
 std::vector<const T*> items_with_prefix(const ByName<T>& by, std::string_view prefix) {
   std::vector<const T*> out;
-  for (auto it = by.lower_bound(prefix); it != by.end() && std::string_view(it->first).substr(0, prefix.size()) == prefix; ++it)
+  for (auto it = by.lower_bound(prefix); it != by.end() && std::string_view(it->first).starts_with(prefix); ++it)
     out.insert(out.end(), it->second.begin(), it->second.end());
   std::sort(out.begin(), out.end(), std::less<const T*>());
   return out;

@@ -66,7 +66,7 @@ class Named {
         "p2p.bw", "storage.write_bw", "storage.read_bw", "gpu.hbm_theoretical_bw", "gpu.pcie_theoretical_bw",
         "gpu.gemm_theoretical_flops", "gpu.hbm_bw_of_theory", "gpu.h2d_bw_of_theory", "gpu.gemm_of_theory",
         "inventory.kernel", "nccl.version", "gpu.nvidia_driver", "gpu.cuda_driver", "rdma.fw"};
-    return name.substr(0, 18) == "inventory.version." || std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+    return name.starts_with("inventory.version.") || std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
   }
 };
 

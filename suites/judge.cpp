@@ -58,11 +58,9 @@ std::string percent_off(double v, double ref, const char* below, const char* abo
   return base::format_number(std::fabs(v - ref) / std::fabs(ref) * 100) + "% " + (v < ref ? below : above);
 }
 
-// The metrics of a judgement by name, built once: every criterion looks at its own metrics
-// only, not all of them, and the judges of every thread share it.
+// The metrics of a judgement by name (metrics_by_name), built once: every criterion looks at its
+// own metrics only, not all of them, and the judges of every thread share it.
 using MetricsByName = base::ByName<Metric>;  // in the metrics' order
-
-MetricsByName index_by_name(const std::vector<Metric>& metrics) { return metrics_by_name(metrics); }
 
 // Judges one criterion at a time. Reads the facts, the metrics and their index and never
 // writes them, so one judge per thread can run criteria side by side (judge_criteria).
@@ -530,7 +528,7 @@ class CriterionJudge {
 // twice (all of them twice would be ~650 MB at 4096 hosts, over the 4 GiB the judge may use).
 void judge_criteria(const CriteriaSet& criteria, const Facts& facts, const std::vector<Metric>& metrics,
                     const MetricCatalogue* catalogue, std::vector<Verdict>& out) {
-  const MetricsByName by_name = index_by_name(metrics);
+  const MetricsByName by_name = metrics_by_name(metrics);
   const std::size_t n = criteria.criteria.size();
   constexpr std::size_t kAhead = 4;
   const unsigned workers = std::min<unsigned>(2, std::max(1u, std::thread::hardware_concurrency()));
