@@ -14,9 +14,9 @@
 #include <sstream>
 #include <streambuf>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
+#include "base/both.hpp"
 #include "base/file_io.hpp"
 #include "topology/place.hpp"
 #include "topology/topology.hpp"
@@ -247,22 +247,7 @@ Manifest make_manifest(const std::string& dir, const Report& r, const std::map<s
   auto work = [&](std::size_t first) {
     for (std::size_t i = first; i < todo.size(); i += 2) digest[i] = sha256_file((fs::path(dir) / todo[i].second).string());
   };
-  std::exception_ptr failed;
-  std::thread other([&] {
-    try {
-      work(1);
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  });
-  try {
-    work(0);
-  } catch (...) {
-    other.join();
-    throw;
-  }
-  other.join();
-  if (failed) std::rethrow_exception(failed);
+  base::both([&] { work(1); }, [&] { work(0); });
   for (std::size_t i = 0; i < todo.size(); ++i) m.files[todo[i].second] = digest[i];
   m.criteria_sha256 = sha256_hex(j.criteria_text);
   for (const auto& h : j.topology.hosts) {

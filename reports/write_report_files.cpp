@@ -11,8 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
+#include "base/both.hpp"
 #include "base/file_io.hpp"
 #include "reports/attest.hpp"
 #include "reports/bad_hosts.hpp"
@@ -103,23 +103,10 @@ void write_report_files(const Report& r, const std::string& dir, const ReportCho
     base::write_file_atomic(dir + "/" + files[i].name,
                             [&](std::ostream& out) { digest[i] = attest::write_hashed(out, files[i].write); });
   };
-  std::exception_ptr json_failed;
-  std::thread json([&] {
-    try {
-      write_one(0);
-    } catch (...) {
-      json_failed = std::current_exception();
-    }
-  });
-  std::exception_ptr others_failed;
-  try {
-    for (std::size_t i = 1; i < files.size(); ++i) write_one(i);
-  } catch (...) {
-    others_failed = std::current_exception();
-  }
-  json.join();
-  if (json_failed) std::rethrow_exception(json_failed);
-  if (others_failed) std::rethrow_exception(others_failed);
+  base::both([&] { write_one(0); },
+             [&] {
+               for (std::size_t i = 1; i < files.size(); ++i) write_one(i);
+             });
   // Last, over everything now in the directory (the journal, these files, NCCL's logs).
   std::map<std::string, std::string> known;
   for (std::size_t i = 0; i < files.size(); ++i) known[files[i].name] = digest[i];
