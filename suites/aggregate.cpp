@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/both.hpp"
 #include "base/prefault.hpp"
 #include "suites/judge.hpp"
 #include "suites/judge_parts.hpp"
@@ -81,30 +82,44 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
   order.reserve(samples.size());
   base::prefault_tail(order, samples.size());
   order.resize(samples.size());
+  // Names and places ranked side by side, then each half of the samples sorted on its own
+  // thread and the halves merged: the order is total (the sample's position breaks ties), so it
+  // is the one a single sort gives. At 4096 hosts these were ~5 s of one core.
   {
-    const auto names = ranks_of([](const Sample& s) -> std::string_view { return s.metric; },
-                                [](std::string_view x, std::string_view y) { return x < y; });
-    for (std::size_t i = 0; i < samples.size(); ++i) order[i] = {names[i], 0, &samples[i].params.dump(), std::uint32_t(i)};
-  }
-  {
-    const auto places = ranks_of([](const Sample& s) -> std::string_view { return s.place; },
-                                 [](std::string_view x, std::string_view y) { return place::less(x, y); });
-    for (std::size_t i = 0; i < samples.size(); ++i) order[i].place = places[i];
+    std::vector<std::uint32_t> names, places;
+    base::both([&] {
+                 names = ranks_of([](const Sample& s) -> std::string_view { return s.metric; },
+                                  [](std::string_view x, std::string_view y) { return x < y; });
+               },
+               [&] {
+                 places = ranks_of([](const Sample& s) -> std::string_view { return s.place; },
+                                   [](std::string_view x, std::string_view y) { return place::less(x, y); });
+               });
+    for (std::size_t i = 0; i < samples.size(); ++i)
+      order[i] = {names[i], places[i], &samples[i].params.dump(), std::uint32_t(i)};
   }
   // Params are compared by their text; the journal reader interns them, so equal params are
   // mostly one object and the pointers settle it.
   auto same_params = [](const Ordered& x, const Ordered& y) { return x.params == y.params || *x.params == *y.params; };
-  std::sort(order.begin(), order.end(), [&](const Ordered& x, const Ordered& y) {
+  auto ordered_less = [&](const Ordered& x, const Ordered& y) {
     if (x.name != y.name) return x.name < y.name;
     if (x.place != y.place) return x.place < y.place;
     if (!same_params(x, y)) return *x.params < *y.params;
     return x.sample < y.sample;
-  });
+  };
+  const auto half = order.begin() + std::ptrdiff_t(order.size() / 2);
+  base::both([&] { std::sort(order.begin(), half, ordered_less); }, [&] { std::sort(half, order.end(), ordered_less); });
+  std::inplace_merge(order.begin(), half, order.end(), ordered_less);
   auto same_group = [&](const Ordered& x, const Ordered& y) {
     return x.name == y.name && x.place == y.place && same_params(x, y);
   };
-  std::size_t groups = 0;
-  for (std::size_t i = 0; i < order.size(); ++i) groups += i == 0 || !same_group(order[i - 1], order[i]);
+  // Where each group begins in `order`: the metrics are made in two halves, one per thread, each
+  // into the slots of its own groups.
+  std::vector<std::uint32_t> group_begin;
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (i == 0 || !same_group(order[i - 1], order[i])) group_begin.push_back(std::uint32_t(i));
+  const std::size_t groups = group_begin.size();
+  group_begin.push_back(std::uint32_t(order.size()));
 
   std::vector<Metric> out;
   // Room for the metrics the judge derives (fabric analysis, rdma counter rates), so that adding
@@ -113,80 +128,83 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
   // counters alone derive 18 metrics a port from 32 samples (suites/rdma_rates.cpp).
   out.reserve(groups + groups / 2);
   base::prefault_tail(out, groups);
-  std::vector<double> values;
-  Tally units, texts;
-  // The groups come by name, so a name's declaration is looked up once, not once a group (the
-  // catalogue's map of strings, millions of times at 4096 hosts).
-  std::optional<std::uint32_t> decl_name;
-  const DeclaredMetric* decl = nullptr;
-  for (std::size_t begin = 0, end = 0; begin < order.size(); begin = end) {
-    end = begin + 1;
-    while (end < order.size() && same_group(order[begin], order[end])) ++end;
-    const Ordered& o = order[begin];
-    const Sample& f = samples[o.sample];  // the group's first in the journal: it names the metric
-    Metric m;
-    m.metric = f.metric;
-    m.probe = f.probe;
-    m.place = f.place;
-    m.params = f.params;
-    m.count = int(end - begin);
-    values.clear();
-    bool any_text = false;
-    std::optional<std::pair<int, double>> last;  // (iter, value) of the latest repetition
-    for (std::size_t i = begin; i < end; ++i) {
-      const Sample& s = samples[order[i].sample];
-      if (s.value) values.push_back(*s.value);
-      if (s.value && (!last || s.iter >= last->first)) last = std::make_pair(s.iter, *s.value);
-      if (s.text) texts.add(*s.text), any_text = true;
-      units.add(s.unit);
-    }
-    std::vector<std::string> notes;
-    const auto& unit_counts = units.done();
-    if (decl_name != o.name) decl = catalogue ? catalogue->find(m.metric) : nullptr, decl_name = o.name;
-    if (decl) {
-      m.unit = decl->decl.unit;
-      m.better = decl->decl.better;
-      m.probe = decl->probe;
-      for (const auto& [u, n] : unit_counts)
-        if (u != m.unit)
-          notes.push_back(std::to_string(n) + " sample(s) in \"" + std::string(u) + "\", not the declared \"" + m.unit + "\"");
-    } else if (!unit_counts.empty()) {
-      m.unit = most(unit_counts).first;
-      if (unit_counts.size() > 1) notes.push_back("samples disagree on the unit; kept " + m.unit);
-    }
-    if (!values.empty()) {
-      m.min = *std::min_element(values.begin(), values.end());
-      m.max = *std::max_element(values.begin(), values.end());
-      m.value = values.size() == 1 ? values.front() : judging::median(values);
-      // A declaration may say otherwise: a count of errors adds up, a worst case is the max.
-      if (decl) switch (decl->decl.combine) {
-          case Combine::median: break;
-          case Combine::min: m.value = m.min; break;
-          case Combine::max: m.value = m.max; break;
-          case Combine::last: m.value = last->second; break;
-          case Combine::sum: {
-            double total = 0;
-            for (double v : values) total += v;
-            m.value = total;
-            break;
-          }
-        }
-    }
-    if (any_text) {
-      const auto& text_counts = texts.done();
-      const auto best = most(text_counts);
-      m.text = std::string(best.first);
-      if (text_counts.size() > 1) {
-        std::vector<std::string> others;
-        for (const auto& [t, n] : text_counts)
-          if (t != best.first) others.push_back("\"" + std::string(t) + "\" (" + std::to_string(n) + "x)");
-        notes.push_back("kept \"" + *m.text + "\" (" + std::to_string(best.second) + "x); also seen " +
-                        judging::list_text(others));
+  out.resize(groups);
+  // Metrics [first, last) made into their slots; each half's scratch is its own.
+  auto make = [&](std::size_t first_group, std::size_t end_group) {
+    std::vector<double> values;
+    Tally units, texts;
+    // The groups come by name, so a name's declaration is looked up once, not once a group (the
+    // catalogue's map of strings, millions of times at 4096 hosts).
+    std::optional<std::uint32_t> decl_name;
+    const DeclaredMetric* decl = nullptr;
+    for (std::size_t g = first_group; g < end_group; ++g) {
+      const std::size_t begin = group_begin[g], end = group_begin[g + 1];
+      const Ordered& o = order[begin];
+      const Sample& f = samples[o.sample];  // the group's first in the journal: it names the metric
+      Metric& m = out[g];
+      m.metric = f.metric;
+      m.probe = f.probe;
+      m.place = f.place;
+      m.params = f.params;
+      m.count = int(end - begin);
+      values.clear();
+      bool any_text = false;
+      std::optional<std::pair<int, double>> last;  // (iter, value) of the latest repetition
+      for (std::size_t i = begin; i < end; ++i) {
+        const Sample& s = samples[order[i].sample];
+        if (s.value) values.push_back(*s.value);
+        if (s.value && (!last || s.iter >= last->first)) last = std::make_pair(s.iter, *s.value);
+        if (s.text) texts.add(*s.text), any_text = true;
+        units.add(s.unit);
       }
+      std::vector<std::string> notes;
+      const auto& unit_counts = units.done();
+      if (decl_name != o.name) decl = catalogue ? catalogue->find(m.metric) : nullptr, decl_name = o.name;
+      if (decl) {
+        m.unit = decl->decl.unit;
+        m.better = decl->decl.better;
+        m.probe = decl->probe;
+        for (const auto& [u, n] : unit_counts)
+          if (u != m.unit)
+            notes.push_back(std::to_string(n) + " sample(s) in \"" + std::string(u) + "\", not the declared \"" + m.unit + "\"");
+      } else if (!unit_counts.empty()) {
+        m.unit = most(unit_counts).first;
+        if (unit_counts.size() > 1) notes.push_back("samples disagree on the unit; kept " + m.unit);
+      }
+      if (!values.empty()) {
+        m.min = *std::min_element(values.begin(), values.end());
+        m.max = *std::max_element(values.begin(), values.end());
+        m.value = values.size() == 1 ? values.front() : judging::median(values);
+        // A declaration may say otherwise: a count of errors adds up, a worst case is the max.
+        if (decl) switch (decl->decl.combine) {
+            case Combine::median: break;
+            case Combine::min: m.value = m.min; break;
+            case Combine::max: m.value = m.max; break;
+            case Combine::last: m.value = last->second; break;
+            case Combine::sum: {
+              double total = 0;
+              for (double v : values) total += v;
+              m.value = total;
+              break;
+            }
+          }
+      }
+      if (any_text) {
+        const auto& text_counts = texts.done();
+        const auto best = most(text_counts);
+        m.text = std::string(best.first);
+        if (text_counts.size() > 1) {
+          std::vector<std::string> others;
+          for (const auto& [t, n] : text_counts)
+            if (t != best.first) others.push_back("\"" + std::string(t) + "\" (" + std::to_string(n) + "x)");
+          notes.push_back("kept \"" + *m.text + "\" (" + std::to_string(best.second) + "x); also seen " +
+                          judging::list_text(others));
+        }
+      }
+      for (const auto& n : notes) m.note += (m.note.empty() ? "" : "; ") + n;
     }
-    for (const auto& n : notes) m.note += (m.note.empty() ? "" : "; ") + n;
-    out.push_back(std::move(m));
-  }
+  };
+  base::both([&] { make(groups / 2, groups); }, [&] { make(0, groups / 2); });
   return out;
 }
 
@@ -205,17 +223,22 @@ bool metric_less(const Metric& x, const Metric& y) {
 void add_in_order(std::vector<Metric>& metrics, std::vector<Metric> extra) {
   if (extra.empty()) return;
   // Sorted already (as aggregate() leaves it)? Then a merge; else one stable sort of the whole.
-  const bool sorted = std::is_sorted(metrics.begin(), metrics.end(), metric_less);
+  // Meanwhile the extras' order, as indices: sorting the metrics themselves moved each
+  // ~300-byte Metric log n times (hundreds of thousands of them at 4096 hosts). Each is a
+  // second or two of comparing names and places there, so they run side by side.
+  bool sorted = true;
+  std::vector<std::uint32_t> by(extra.size());
+  for (std::uint32_t x = 0; x < by.size(); ++x) by[x] = x;
+  base::both([&] { sorted = std::is_sorted(metrics.begin(), metrics.end(), metric_less); },
+             [&] {
+               std::stable_sort(by.begin(), by.end(),
+                                [&](std::uint32_t a, std::uint32_t b) { return metric_less(extra[a], extra[b]); });
+             });
   if (!sorted) {
     metrics.insert(metrics.end(), std::make_move_iterator(extra.begin()), std::make_move_iterator(extra.end()));
     std::stable_sort(metrics.begin(), metrics.end(), metric_less);
     return;
   }
-  // The extras' order as indices: sorting the metrics themselves moved each ~300-byte Metric
-  // log n times (hundreds of thousands of them at 4096 hosts).
-  std::vector<std::uint32_t> by(extra.size());
-  for (std::uint32_t x = 0; x < by.size(); ++x) by[x] = x;
-  std::stable_sort(by.begin(), by.end(), [&](std::uint32_t a, std::uint32_t b) { return metric_less(extra[a], extra[b]); });
   std::size_t i = metrics.size(), j = extra.size(), k = metrics.size() + extra.size();
   base::prefault_tail(metrics, extra.size());
   metrics.resize(k);
