@@ -33,7 +33,7 @@ std::vector<RankRef> rank_refs(const nlohmann::json& a) {
 // sample_from_json, moving the strings and params out of the parsed record instead of
 // copying them (millions of samples at scale). A record of any other shape than the writer's
 // goes to sample_from_json, so its errors read the same.
-Sample sample_from_record(nlohmann::json&& r, ParamsPool& pool) {
+Sample sample_from_record(nlohmann::json&& r, SharedParamsPool& pool) {
   std::string absent;  // stands for a key the record does not have
   auto str = [&](const char* k, bool required) -> std::string* {
     auto it = r.find(k);
@@ -270,7 +270,7 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
   // A sample of the writer's shape: place and metric strings, value a number or text a string.
   bool good() const { return type_ == "sample" && !odd_ && has_place_ && has_metric_ && (s.value || s.text); }
   std::optional<long long> seq;  // the writer's record number, when the line has one
-  Sample take(ParamsPool& pool) {
+  Sample take(SharedParamsPool& pool) {
     if (!has_probe_) s.probe = s.metric.substr(0, s.metric.find('.'));
     if (has_params_) s.params = pool.intern(std::move(params_));
     return std::move(s);
@@ -352,7 +352,7 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
   std::vector<nlohmann::json*> stack_;
 };
 
-void parse_line(const std::string& line, ParsedLine& out, ParamsPool& pool) {
+void parse_line(const std::string& line, ParsedLine& out, SharedParamsPool& pool) {
   {
     SampleSax sax;
     if (nlohmann::json::sax_parse(line, &sax) && sax.good()) {
@@ -537,25 +537,52 @@ class OrderCheck {
 
 namespace {
 
-// What push_back does when the samples fill their buffer (a new one of twice the size, the
-// samples moved in), with the part they move into faulted in at once: at 4096 hosts the last
-// move alone is 3 M samples into ~700 MB of fresh memory (base/prefault.hpp says why).
-void grow_samples(std::vector<Sample>& samples) {
-  std::vector<Sample> bigger;
-  bigger.reserve(std::max<std::size_t>(1024, 2 * samples.capacity()));
-  base::prefault_tail(bigger, samples.size());
-  bigger.insert(bigger.end(), std::make_move_iterator(samples.begin()), std::make_move_iterator(samples.end()));
-  samples.swap(bigger);
+// Room for a batch's `more` samples, and the slots they will fill faulted in at once
+// (base/prefault.hpp says why): taking 3 M samples at 4096 hosts into slots faulted one page at
+// a time was a large part of the reader's one-thread time. The buffer is reserved once
+// (parse_journal); where the stream could not tell its size, or the guess was short, it grows
+// as push_back would grow it, the part the samples move into faulted in the same way.
+void make_room(std::vector<Sample>& samples, std::size_t more) {
+  if (samples.size() + more > samples.capacity()) {
+    std::vector<Sample> bigger;
+    bigger.reserve(std::max({std::size_t{1024}, 2 * samples.capacity(), samples.size() + more}));
+    base::prefault_tail(bigger, samples.size() + more);
+    bigger.insert(bigger.end(), std::make_move_iterator(samples.begin()), std::make_move_iterator(samples.end()));
+    samples.swap(bigger);
+    return;
+  }
+  base::prefault_tail(samples, more);
 }
+
+// Bytes left in the stream where it can tell (a file, a string), else 0.
+std::uint64_t bytes_left(std::istream& in) {
+  const auto here = in.tellg();
+  if (here < 0) return 0;
+  in.seekg(0, std::ios::end);
+  const auto end = in.tellg();
+  in.clear();
+  in.seekg(here);
+  return end > here ? static_cast<std::uint64_t>(end - here) : 0;
+}
+
+// Fewer bytes than any sample line the writer makes (a line holds type, probe, place, metric,
+// value, unit, params, rank, iter and seq; 185 bytes on average at 4096 hosts).
+constexpr std::uint64_t kSmallSampleLine = 128;
 
 }  // namespace
 
 JournalData parse_journal(std::istream& in, const std::string& name) {
   JournalData d;
   OrderCheck order(name);
+  // Room for as many samples as the stream could hold, reserved once: growing by doubling
+  // moved every sample again at each step, 3 of the reader's 15 s at 4096 hosts. Reserved
+  // memory that is never written is never made resident (the slots are faulted in a batch at a
+  // time, make_room), so a generous guess costs address space, not memory.
+  d.samples.reserve(bytes_left(in) / kSmallSampleLine);
   const unsigned threads = reader_threads();
-  std::vector<ParamsPool> pools(threads);  // one per thread, so that parsing takes no lock
-  ParamsPool params;                       // the samples' few distinct params, each held once
+  // The samples' distinct params, each held once (p2p params name their pair: at 4096 hosts
+  // there are hundreds of thousands), interned by the threads as they parse.
+  SharedParamsPool params;
   std::vector<std::string> lines(kBatchLines);
   std::vector<ParsedLine> parsed(kBatchLines);
   // Batch by batch, one line ahead (to know the last one): a journal of 4096 hosts is 600 MiB,
@@ -575,7 +602,7 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
     const bool batch_has_last = !have;
     auto work = [&](unsigned t) {
       for (std::size_t i = t; i < n; i += threads)
-        if (!lines[i].empty()) parse_line(lines[i], parsed[i], pools[t]);
+        if (!lines[i].empty()) parse_line(lines[i], parsed[i], params);
     };
     if (threads == 1 || n < 256) {
       work(0);
@@ -586,6 +613,9 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
       work(0);
       for (auto& th : pool) th.join();
     }
+    std::size_t samples_in_batch = 0;
+    for (std::size_t i = 0; i < n; ++i) samples_in_batch += parsed[i].is_sample;
+    make_room(d.samples, samples_in_batch);
     for (std::size_t i = 0; i < n; ++i) {
       if (lines[i].empty()) continue;
       ParsedLine& pl = parsed[i];
@@ -597,9 +627,6 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
       }
       if (!pl.error.empty()) throw JournalError(name, pl.lineno, pl.error);
       if (pl.is_sample) {
-        // Each thread interned into its own pool; one pool over all makes equal params one object.
-        pl.sample.params = params.intern(pl.sample.params);
-        if (d.samples.size() == d.samples.capacity()) grow_samples(d.samples);
         d.samples.push_back(std::move(pl.sample));
         order.sample(d.samples.back(), pl.lineno);
         if (pl.seq) order.seq(*pl.seq, pl.lineno);
@@ -609,10 +636,6 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
       if (pl.seq) order.seq(*pl.seq, pl.lineno);
       read_record(d, std::move(pl.record), name, pl.lineno);
     }
-    // The threads' pools only spare them making equal params twice within a batch: emptied, so
-    // that the params every sample holds are the one pool's (p2p params name their pair: at
-    // 4096 hosts there are hundreds of thousands).
-    for (auto& p : pools) p = ParamsPool{};
   }
   if (d.run_start.empty()) throw JournalError(name, 1, "no run_start record: not a gpuaccept journal");
   return d;

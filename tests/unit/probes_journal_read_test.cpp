@@ -2,6 +2,8 @@
 // batches by several threads. What it gives must be what sample_from_json gives for each
 // line, its errors must name the same lines, and order must survive the batches.
 #include <functional>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -131,6 +133,47 @@ TEST(JournalRead, OrderSurvivesBatchesAndThreads) {
   EXPECT_EQ(d.probes[0].outcomes.size(), 1u);
   EXPECT_TRUE(d.probes[0].ended);
   EXPECT_TRUE(d.run_ended);
+}
+
+TEST(JournalRead, EqualParamsAreOneObjectAcrossBatchesAndThreads) {
+  // The parsing threads intern into one pool: equal params parsed by different threads, in
+  // different batches, are one object, and different ones are not.
+  std::vector<std::string> lines;
+  const int n = 40000;
+  for (int i = 0; i < n; ++i)
+    lines.push_back(R"({"metric":"m.a","params":{"size":)" + std::to_string(i % 7) +
+                    R"(},"place":"n1","type":"sample","value":1})");
+  const JournalData d = parse(journal_of(lines));
+  ASSERT_EQ(d.samples.size(), std::size_t(n));
+  std::map<int, const nlohmann::json*> object_of_size;
+  for (int i = 0; i < n; ++i) {
+    const Params& p = d.samples[i].params;
+    ASSERT_EQ(p.at("size"), i % 7);
+    auto [it, first] = object_of_size.try_emplace(i % 7, &p.json());
+    ASSERT_EQ(it->second, &p.json()) << "sample " << i << " holds a copy of its params";
+  }
+  std::set<const nlohmann::json*> distinct;
+  for (const auto& [size, object] : object_of_size) distinct.insert(object);
+  EXPECT_EQ(distinct.size(), 7u);
+}
+
+// A stream that cannot tell its length (a pipe): the reader cannot size its buffer up front.
+class NoSeekBuf : public std::stringbuf {
+ public:
+  using std::stringbuf::stringbuf;
+
+ protected:
+  pos_type seekoff(off_type, std::ios_base::seekdir, std::ios_base::openmode) override { return pos_type(off_type(-1)); }
+  pos_type seekpos(pos_type, std::ios_base::openmode) override { return pos_type(off_type(-1)); }
+};
+
+TEST(JournalRead, AStreamOfUnknownLengthIsReadWhole) {
+  const int n = 40000;  // the samples' buffer grows several times
+  NoSeekBuf buf(journal_of(numbered_samples(n)));
+  std::istream in(&buf);
+  const JournalData d = parse_journal(in, "pipe");
+  ASSERT_EQ(d.samples.size(), std::size_t(n));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(d.samples[i].iter, i);
 }
 
 TEST(JournalRead, AnErrorInALaterBatchNamesItsLine) {
