@@ -38,10 +38,12 @@ class Named {
   // The metrics (verdicts on metrics) of these names, in the judgement's order. A name left out
   // of drawn() would make its plot silently empty: asking for one is a bug, and throws.
   std::vector<const Metric*> metrics(std::initializer_list<std::string_view> names) const {
-    return base::items_named(metrics_, checked(names));
+    check(names);
+    return base::items_named(metrics_, names);
   }
   std::vector<const Verdict*> verdicts(std::initializer_list<std::string_view> names) const {
-    return base::items_named(verdicts_, checked(names));
+    check(names);
+    return base::items_named(verdicts_, names);
   }
   std::vector<const Metric*> metrics_with_prefix(std::string_view prefix) const {
     if (!drawn(prefix)) throw std::logic_error("report.html: plots do not index " + std::string(prefix));
@@ -49,10 +51,10 @@ class Named {
   }
 
  private:
-  static std::initializer_list<std::string_view> checked(std::initializer_list<std::string_view> names) {
+  // Returns nothing: an initializer_list returned would not keep its array alive (GCC warns).
+  static void check(std::initializer_list<std::string_view> names) {
     for (std::string_view n : names)
       if (!drawn(n)) throw std::logic_error("report.html: plots do not index " + std::string(n));
-    return names;
   }
 
   base::ByName<Metric> metrics_;
