@@ -192,9 +192,9 @@ Report build_report(const JournalData& journal, const Judgement& judgement) {
   r.run = run_info(journal, rank_order_hosts, ranks_per_host);
 
   // What build_report needs of a place, worked out once per distinct place: at 4096 hosts
-  // there are 4 M metrics and 2 M verdicts on ~170 k places, and parsing each one's place
-  // (for its section, its row order) was most of this function's time. Keyed by views into
-  // the judgement's own strings, which outlive the report.
+  // there are 4 M metrics and 2 M verdicts on ~170 k places, and each metric's place was parsed
+  // three times (twice for its section, once for its row order), each verdict's twice. Keyed
+  // by views into the judgement's own strings, which outlive the report.
   struct PlaceInfo {
     std::string section;                    // section_of
     std::size_t section_index = 0;          // into r.hosts; meaningless for the cluster section

@@ -129,7 +129,7 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
   out.reserve(groups + groups / 2);
   base::prefault_tail(out, groups);
   out.resize(groups);
-  // Metrics [first, last) made into their slots; each half's scratch is its own.
+  // The metrics of groups [first_group, end_group) made into their slots, with scratch of their own.
   auto make = [&](std::size_t first_group, std::size_t end_group) {
     std::vector<double> values;
     Tally units, texts;
