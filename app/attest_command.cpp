@@ -29,12 +29,6 @@ nlohmann::json read_json_file(const std::string& path) {
   }
 }
 
-nlohmann::json summary_json(const Summary& s) {
-  return {{"overall", s.overall}, {"pass", s.pass},           {"fail", s.fail},
-          {"missing", s.missing}, {"tool_error", s.tool_error}, {"inconclusive", s.inconclusive},
-          {"skipped", s.skipped}};
-}
-
 }  // namespace
 
 void sign_directory(const std::string& dir, const std::string& key_path) {
