@@ -68,10 +68,8 @@ void to_json(nlohmann::json& j, const Params& p);
 class ParamsPool {
  public:
   Params intern(nlohmann::json&& value);
-  Params intern(const Params& p);
   // The same, for a caller that already has the value's canonical text (value.dump()).
   Params intern(std::string&& text, nlohmann::json&& value);
-  std::size_t distinct() const { return by_text_.size(); }
 
  private:
   std::unordered_map<std::string, Params> by_text_;
@@ -85,11 +83,10 @@ class ParamsPool {
 class SharedParamsPool {
  public:
   Params intern(nlohmann::json&& value);
-  std::size_t distinct() const;
 
  private:
   struct Shard {
-    mutable std::mutex mu;
+    std::mutex mu;
     ParamsPool pool;
   };
   static constexpr std::size_t kShards = 64;  // two to eight threads: a shard is rarely contended
