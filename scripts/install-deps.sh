@@ -9,6 +9,7 @@ pkgs=(
   libibverbs-dev ibverbs-utils rdma-core
   nlohmann-json3-dev libyaml-cpp-dev libpugixml-dev libcli11-dev libsodium-dev openssl libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libgoogle-perftools-dev  # tcmalloc_minimal, linked statically (CMakeLists.txt: the allocator)
   clang libclang-rt-14-dev  # the fuzz targets: clang with libFuzzer's runtime (tests/fuzz/)
   faketime iproute2 iptables libnetfilter-queue-dev
   procps util-linux ccache bc jq python3
