@@ -26,12 +26,6 @@ Params Params::with(const std::string& key, nlohmann::json v) const {
 
 void to_json(nlohmann::json& j, const Params& p) { j = p.json(); }
 
-Params ParamsPool::intern(nlohmann::json&& value) {
-  if (value.is_null()) value = nlohmann::json::object();
-  std::string text = value.dump();
-  return intern(std::move(text), std::move(value));
-}
-
 Params ParamsPool::intern(std::string&& text, nlohmann::json&& value) {
   auto it = by_text_.find(text);
   if (it != by_text_.end()) return it->second;

@@ -67,8 +67,7 @@ void to_json(nlohmann::json& j, const Params& p);
 // millions of samples (and the metrics and verdicts made of them) share a few thousand.
 class ParamsPool {
  public:
-  Params intern(nlohmann::json&& value);
-  // The same, for a caller that already has the value's canonical text (value.dump()).
+  // `text` is the value's canonical text (value.dump()), made by the caller outside any lock.
   Params intern(std::string&& text, nlohmann::json&& value);
 
  private:
