@@ -1,5 +1,7 @@
 // report.prom: Prometheus' text format, one status series per verdict, measured values per
 // place in base units, every family declared once with HELP and TYPE.
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -76,6 +78,26 @@ TEST(ReportProm, ValuesInBaseUnitsLabelsEscapedPairsLeftToTheJson) {
   EXPECT_NE(text.find("gpuaccept_nccl_allreduce_busbw_bytes_per_second{place=\"cluster\",host=\"\""), std::string::npos);
   EXPECT_NE(text.find("gpuaccept_text_info{metric=\"inventory.driver\",place=\"node2\",host=\"node2\",params=\"{}\",value=\"550.54.15\"} 1"),
             std::string::npos);
+}
+
+// Each value as the shortest of printf's %.15g and %.17g that reads back as the value (the
+// writer uses std::to_chars and from_chars, which are specified to print and read the same).
+TEST(ReportProm, ValuesPrintAsTheShortestOfFifteenAndSeventeenDigitsThatReadBack) {
+  const double values[] = {0.1, 1.0 / 3, 0.30000000000000004, 1e21, 1e-7, 123456789012345678.0, 5e-324, 1e15,
+                           1e16, -2.5, 0.0, -0.0, 1.7976931348623157e308, 100.0, 2.2250738585072014e-308, 9.5e-5,
+                           123456.789, 4194304.0};
+  Judgement g = test::make_judgement();
+  for (std::size_t i = 0; i < std::size(values); ++i)
+    g.metrics.push_back(test::metric("test.digits", "node2", values[i], "", {{"k", i}}));
+  const std::string text = prom_of(g);
+  for (std::size_t i = 0; i < std::size(values); ++i) {
+    char want[32];
+    std::snprintf(want, sizeof want, "%.15g", values[i]);
+    if (std::strtod(want, nullptr) != values[i]) std::snprintf(want, sizeof want, "%.17g", values[i]);
+    const std::string line = "gpuaccept_test_digits{place=\"node2\",host=\"node2\",params=\"{\\\"k\\\":" +
+                             std::to_string(i) + "}\"} " + want + "\n";
+    EXPECT_NE(text.find(line), std::string::npos) << line << text;
+  }
 }
 
 }  // namespace
