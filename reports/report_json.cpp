@@ -239,8 +239,16 @@ json signals_json(const std::vector<SignalRecord>& signals) {
 
 json places_json(const Report& r) {
   json places = json::object();
+  // A section's rows of one place are next to each other (build_report sorts them by their
+  // place's order), and a place always reads the same: one entry per run of rows, not per row
+  // (4 M rows and ~170 k places at 4096 hosts).
   auto add = [&](const HostSection& s) {
-    for (const auto& row : s.rows) places[row.place()] = row.where();
+    const std::string* last = nullptr;
+    for (const auto& row : s.rows) {
+      if (last && *last == row.place()) continue;
+      last = &row.place();
+      places[row.place()] = row.where();
+    }
   };
   for (const auto& s : r.hosts) add(s);
   add(r.cluster);
