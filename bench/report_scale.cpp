@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -117,7 +119,13 @@ class JournalFile {
     line_.assign("{\"iter\":0,\"metric\":");
     quoted(metric);
     line_ += ",\"params\":";
-    line_ += params.dump();
+    // Runs of samples share their params (a host's GPUs, a pair's sizes): dumped once a run.
+    if (!params_dumped_ || !(params == last_params_)) {
+      last_params_ = params;
+      last_params_text_ = params.dump();
+      params_dumped_ = true;
+    }
+    line_ += last_params_text_;
     line_ += ",\"place\":";
     quoted(place);
     line_ += ",\"probe\":";
@@ -132,9 +140,17 @@ class JournalFile {
     quoted(unit);
     if (v) {
       line_ += ",\"value\":";
-      line_ += nlohmann::json(*v).dump();
+      if (std::isfinite(*v)) {
+        // What dump() writes for a finite double (its serializer calls this same function).
+        std::array<char, 64> buf;
+        line_.append(buf.data(), nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), *v));
+      } else {
+        line_ += nlohmann::json(*v).dump();
+      }
     }
-    line_ += ",\"seq\":" + std::to_string(++records_) + "}\n";
+    line_ += ",\"seq\":";
+    line_ += std::to_string(++records_);
+    line_ += "}\n";
     out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
     ++samples_;
   }
@@ -154,6 +170,9 @@ class JournalFile {
   }
   std::ofstream out_;
   std::string line_;
+  nlohmann::json last_params_;
+  std::string last_params_text_;
+  bool params_dumped_ = false;
   std::size_t records_ = 0, samples_ = 0;
 };
 
