@@ -220,6 +220,45 @@ bool metric_less(const Metric& x, const Metric& y) {
   return x.params.dump() < y.params.dump();
 }
 
+namespace {
+
+// The order a stable sort of `ms` by metric_less gives, as indices, made in two steps: a
+// stable pass by name (names first seen, then ranked), then each name's run sorted by place
+// and params only where it is not in order already. The analyses emit each place's derived
+// metrics together, so names interleave while a name's places mostly come in order: at 4096
+// hosts (760 k metrics under ~30 names) a stable sort of them all was ~1.3 s of comparisons.
+std::vector<std::uint32_t> order_of(const std::vector<Metric>& ms) {
+  std::unordered_map<std::string_view, std::uint32_t> id;
+  std::vector<std::string_view> names;
+  std::vector<std::uint32_t> name_of(ms.size());
+  for (std::size_t x = 0; x < ms.size(); ++x) {
+    auto [it, fresh] = id.try_emplace(ms[x].metric, std::uint32_t(names.size()));
+    if (fresh) names.push_back(it->first);
+    name_of[x] = it->second;
+  }
+  std::vector<std::uint32_t> by_name(names.size()), rank(names.size());
+  for (std::uint32_t k = 0; k < by_name.size(); ++k) by_name[k] = k;
+  std::sort(by_name.begin(), by_name.end(), [&](std::uint32_t a, std::uint32_t b) { return names[a] < names[b]; });
+  for (std::uint32_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
+  // Counting sort by rank: stable, so a name's metrics keep the order they came in.
+  std::vector<std::size_t> begin(names.size() + 1, 0);
+  for (std::uint32_t n : name_of) ++begin[rank[n] + 1];
+  for (std::size_t r = 1; r < begin.size(); ++r) begin[r] += begin[r - 1];
+  std::vector<std::uint32_t> by(ms.size());
+  {
+    std::vector<std::size_t> next(begin.begin(), begin.end() - 1);
+    for (std::uint32_t x = 0; x < ms.size(); ++x) by[next[rank[name_of[x]]]++] = x;
+  }
+  auto less = [&](std::uint32_t a, std::uint32_t b) { return metric_less(ms[a], ms[b]); };
+  for (std::size_t r = 0; r + 1 < begin.size(); ++r) {
+    const auto first = by.begin() + std::ptrdiff_t(begin[r]), last = by.begin() + std::ptrdiff_t(begin[r + 1]);
+    if (!std::is_sorted(first, last, less)) std::stable_sort(first, last, less);
+  }
+  return by;
+}
+
+}  // namespace
+
 void add_in_order(std::vector<Metric>& metrics, std::vector<Metric> extra) {
   if (extra.empty()) return;
   // Sorted already (as aggregate() leaves it)? Then a merge; else one stable sort of the whole.
@@ -228,12 +267,8 @@ void add_in_order(std::vector<Metric>& metrics, std::vector<Metric> extra) {
   // second or two of comparing names and places there, so they run side by side.
   bool sorted = true;
   std::vector<std::uint32_t> by(extra.size());
-  for (std::uint32_t x = 0; x < by.size(); ++x) by[x] = x;
   base::both([&] { sorted = std::is_sorted(metrics.begin(), metrics.end(), metric_less); },
-             [&] {
-               std::stable_sort(by.begin(), by.end(),
-                                [&](std::uint32_t a, std::uint32_t b) { return metric_less(extra[a], extra[b]); });
-             });
+             [&] { by = order_of(extra); });
   if (!sorted) {
     metrics.insert(metrics.end(), std::make_move_iterator(extra.begin()), std::make_move_iterator(extra.end()));
     std::stable_sort(metrics.begin(), metrics.end(), metric_less);
