@@ -274,18 +274,55 @@ void add_in_order(std::vector<Metric>& metrics, std::vector<Metric> extra) {
     std::stable_sort(metrics.begin(), metrics.end(), metric_less);
     return;
   }
-  std::size_t i = metrics.size(), j = extra.size(), k = metrics.size() + extra.size();
-  base::prefault_tail(metrics, extra.size());
-  metrics.resize(k);
-  while (j > 0) {
-    Metric& next = extra[by[j - 1]];
-    if (i > 0 && metric_less(next, metrics[i - 1])) {
-      metrics[--k] = std::move(metrics[--i]);
-    } else {
-      metrics[--k] = std::move(next);
-      --j;
-    }
+  // A merge from the back, in place, on both cores. The merged order's first k_mid places are
+  // the first i_mid measured metrics and the first j_mid extras (found by binary search along
+  // the merge path); one thread fills the places from k_mid on, the other those below it,
+  // each from the back. The measured metrics in [i_mid, k_mid) are the upper half's to move
+  // but lie where the lower half writes: they are set aside first. At 4096 hosts ~3 M of the
+  // 4 M metrics move, ~1.3 s of one core.
+  const std::size_t n = metrics.size(), nx = extra.size(), total = n + nx;
+  auto ex = [&](std::size_t j) -> Metric& { return extra[by[j]]; };
+  // Ties go to the measured metric, as in a stable sort of the measured ones then the extras:
+  // the first measured metric an extra comes before is the first one it is less than.
+  const std::size_t first_moved =
+      static_cast<std::size_t>(std::upper_bound(metrics.begin(), metrics.end(), ex(0), metric_less) - metrics.begin());
+  const std::size_t k_mid = first_moved + (total - first_moved) / 2;
+  std::size_t lo = k_mid > n ? k_mid - n : 0, hi = std::min(k_mid, nx);
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (metric_less(ex(mid), metrics[k_mid - mid - 1])) lo = mid + 1;  // that extra comes first: take more extras
+    else hi = mid;
   }
+  const std::size_t j_mid = lo, i_mid = k_mid - j_mid, aside_end = std::min(k_mid, n);
+  base::prefault_tail(metrics, nx);
+  metrics.resize(total);
+  std::vector<Metric> aside(std::make_move_iterator(metrics.begin() + std::ptrdiff_t(i_mid)),
+                            std::make_move_iterator(metrics.begin() + std::ptrdiff_t(aside_end)));
+  // Measured metrics [i_begin, i) and extras [j_begin, j) into the places below k, from the back.
+  auto merge = [&](std::size_t i, std::size_t i_begin, std::size_t j, std::size_t j_begin, std::size_t k, auto&& at) {
+    while (j > j_begin) {
+      Metric& next = ex(j - 1);
+      if (i > i_begin && metric_less(next, at(i - 1))) {
+        --i;
+        metrics[--k] = std::move(at(i));
+      } else {
+        metrics[--k] = std::move(next);
+        --j;
+      }
+    }
+    while (i > i_begin) {
+      --i, --k;
+      if (k == i && &at(i) == &metrics[i]) break;  // the rest is where it belongs already
+      metrics[k] = std::move(at(i));
+    }
+  };
+  base::both(
+      [&] {
+        merge(n, i_mid, nx, j_mid, total, [&](std::size_t i) -> Metric& {
+          return i < aside_end ? aside[i - i_mid] : metrics[i];
+        });
+      },
+      [&] { merge(i_mid, 0, j_mid, 0, k_mid, [&](std::size_t i) -> Metric& { return metrics[i]; }); });
 }
 
 }  // namespace judging
