@@ -380,7 +380,9 @@ class CriterionJudge {
       v.reason = m.metric + " did not complete (" + *m.not_completed + ")";
       if (c.comparator == Comparator::ge || c.comparator == Comparator::le || c.comparator == Comparator::equals) {
         const Resolved b = r.resolve(c.value, m);
-        if (!b.unusable && b.number) v.bounds = shared_bounds({{"op", to_string(c.comparator)}, {"value", *b.number}});
+        if (!b.unusable && b.number)
+          v.bounds = shared_bounds("value", to_string(c.comparator), {*b.number},
+                                   [&] { return nlohmann::json{{"op", to_string(c.comparator)}, {"value", *b.number}}; });
       }
       return v;
     }
@@ -410,7 +412,7 @@ class CriterionJudge {
     }
     if (!b.number) return error(m.metric + " is a number; the criterion compares it with text " + b.said);
     const double x = *m.value, bound = *b.number, tol = tolerance(x, bound);
-    v.bounds = shared_bounds({{"op", op}, {"value", bound}});
+    v.bounds = shared_bounds("value", op, {bound}, [&] { return nlohmann::json{{"op", op}, {"value", bound}}; });
     bool ok = false;
     switch (c.comparator) {
       case Comparator::ge:
@@ -448,7 +450,9 @@ class CriterionJudge {
     }
     v.reference = lo.reference ? lo.reference : hi.reference;
     const double x = *m.value;
-    v.bounds = shared_bounds({{"op", "between"}, {"low", *lo.number}, {"high", *hi.number}});
+    v.bounds = shared_bounds("between", "", {*lo.number, *hi.number}, [&] {
+      return nlohmann::json{{"op", "between"}, {"low", *lo.number}, {"high", *hi.number}};
+    });
     const bool low_ok = x >= *lo.number - tolerance(x, *lo.number);
     const bool high_ok = x <= *hi.number + tolerance(x, *hi.number);
     v.status = low_ok && high_ok ? VerdictStatus::pass : VerdictStatus::fail;
@@ -463,7 +467,9 @@ class CriterionJudge {
     const double med = *r.median(), x = *m.value;
     v.reference = med;
     const double low = med - std::fabs(med) * c.pct / 100, high = med + std::fabs(med) * c.pct / 100;
-    v.bounds = shared_bounds({{"op", "within_pct_of_median"}, {"pct", c.pct}, {"median", med}, {"low", low}, {"high", high}});
+    v.bounds = shared_bounds("within", "", {c.pct, med, low, high}, [&] {
+      return nlohmann::json{{"op", "within_pct_of_median"}, {"pct", c.pct}, {"median", med}, {"low", low}, {"high", high}};
+    });
     const double off = med == 0 ? (x == 0 ? 0 : INFINITY) : std::fabs(x - med) / std::fabs(med) * 100;
     const bool ok = off <= c.pct + c.pct * kRelTolerance;
     v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
@@ -494,10 +500,12 @@ class CriterionJudge {
     const double allowed = std::max(spread, floor);
     const bool judge_low = m.better != Better::lower, judge_high = m.better != Better::higher;
     const double low = med - allowed, high = med + allowed;
-    nlohmann::json b = {{"op", "mad_outlier"}, {"k", c.k}, {"floor_pct", c.floor_pct}, {"median", med}, {"mad", mad}};
-    if (judge_low) b["low"] = low;
-    if (judge_high) b["high"] = high;
-    v.bounds = shared_bounds(std::move(b));
+    v.bounds = shared_bounds("mad", "", {c.k, c.floor_pct, med, mad, double(judge_low), double(judge_high), low, high}, [&] {
+      nlohmann::json b = {{"op", "mad_outlier"}, {"k", c.k}, {"floor_pct", c.floor_pct}, {"median", med}, {"mad", mad}};
+      if (judge_low) b["low"] = low;
+      if (judge_high) b["high"] = high;
+      return b;
+    });
     const double tol = tolerance(x, allowed) + tolerance(x, med);
     const bool low_ok = !judge_low || x >= low - tol, high_ok = !judge_high || x <= high + tol;
     const bool ok = low_ok && high_ok;
@@ -522,12 +530,30 @@ class CriterionJudge {
 
   // Consecutive verdicts of a criterion mostly have the same bound: they share one object.
   Params shared_bounds(nlohmann::json b) const {
+    memo_valid_ = false;
     if (!(last_bounds_ == b)) last_bounds_ = Params(std::move(b));
     return last_bounds_;
+  }
+  // The same, known by what the bound is made of (which kind, its op, its numbers), so that
+  // the JSON object is built only when one of them changes: at 4096 hosts ~2 M verdicts each
+  // built one to compare it with the last. The numbers compare as the JSON's would (==), so
+  // the same object is shared as before.
+  template <class Make>
+  Params shared_bounds(std::string_view kind, std::string_view op, std::initializer_list<double> numbers, Make&& make) const {
+    if (memo_valid_ && memo_kind_ == kind && memo_op_ == op &&
+        std::equal(numbers.begin(), numbers.end(), memo_numbers_.begin(), memo_numbers_.end()))
+      return last_bounds_;
+    Params b = shared_bounds(make());
+    memo_kind_ = kind, memo_op_.assign(op), memo_numbers_.assign(numbers), memo_valid_ = true;
+    return b;
   }
 
   const Facts& facts_;
   mutable Params last_bounds_;  // the last bound made, for shared_bounds
+  mutable bool memo_valid_ = false;  // last_bounds_ is made of memo_kind_, memo_op_ and memo_numbers_
+  mutable std::string_view memo_kind_;  // always a string literal
+  mutable std::string memo_op_;
+  mutable std::vector<double> memo_numbers_;
   const std::vector<Metric>& metrics_;
   const MetricCatalogue* catalogue_;
   const MetricsByName& by_name_;
