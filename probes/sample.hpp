@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/optional_text.hpp"
 #include "probes/params.hpp"
 
 namespace ga {
@@ -14,7 +15,7 @@ struct Sample {
   std::string place;                    // TopoKey, see topology/place.hpp
   std::string metric;                   // "<probe>.<name>", e.g. "hostmem.triad_bw"
   std::optional<double> value;          // numeric samples
-  std::optional<std::string> text;      // facts: versions, model names, path classes
+  base::OptionalText text;              // facts: versions, model names, path classes
   std::string unit;                     // see base/units.hpp
   Params params;                        // e.g. {"size": 4194304, "direction": "a->b"}
   int rank = 0;

@@ -60,8 +60,7 @@ std::string bound_text(const json& b, const std::string& unit) {
   return s;
 }
 
-std::string quantity(const std::optional<double>& v, const std::optional<std::string>& text,
-                     const std::string& unit) {
+std::string quantity(const std::optional<double>& v, const base::OptionalText& text, const std::string& unit) {
   if (v) return base::format_quantity(*v, unit);
   if (text) return *text;
   return "—";

@@ -17,7 +17,7 @@ namespace ga::report_text {
 // "within 10% of median 100 GB/s (90 GB/s to 110 GB/s)". "—" when there are none.
 std::string bound_text(const nlohmann::json& bounds, const std::string& unit);
 // A value, or the observed text of a text metric, or "—".
-std::string quantity(const std::optional<double>& v, const std::optional<std::string>& text, const std::string& unit);
+std::string quantity(const std::optional<double>& v, const base::OptionalText& text, const std::string& unit);
 // A metric's or verdict's value cell: "did not complete" for a measurement that never
 // completed (its value is absent, never a stand-in number), else quantity().
 std::string quantity(const Metric& m);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/group_by_name.hpp"
+#include "base/optional_text.hpp"
 #include "probes/declare.hpp"
 #include "probes/journal.hpp"
 #include "suites/criteria.hpp"
@@ -21,14 +22,14 @@ struct Metric {
   Params params;
   std::string unit;                     // the declared unit (else the samples')
   Better better = Better::none;         // the declared direction
+  int count = 0;                        // samples (next to `better`: no padding after either)
   std::optional<double> value;          // median of the samples
   std::optional<double> min, max;
-  std::optional<std::string> text;      // text metrics: the most frequent observed text
-  int count = 0;
+  base::OptionalText text;              // text metrics: the most frequent observed text
   std::string note;                     // why the value is less certain: other texts or units seen
   // Set when the measurement never completed (a bandwidth window that ended before its
   // transfer did): the value is then absent, never a stand-in number, and this says why.
-  std::optional<std::string> not_completed;
+  base::OptionalText not_completed;
 };
 
 // The metrics by name, each name's in the metrics' order. The judge makes it once, and each

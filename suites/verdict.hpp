@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/optional_text.hpp"
 #include "probes/params.hpp"
 #include "suites/criteria.hpp"
 
@@ -33,17 +34,17 @@ struct Verdict {
   std::size_t metric_index = kNoMetric;
   Params params;                        // the metric's sample params (size, direction ...)
   VerdictStatus status = VerdictStatus::pass;
+  Severity severity = Severity::error;  // (next to `status`: no padding after either)
   std::optional<double> value;
-  std::optional<std::string> text;      // for text metrics
-  std::optional<std::string> not_completed;  // the metric's measurement did not complete: why (value absent)
+  base::OptionalText text;              // for text metrics (8 bytes: base/optional_text.hpp)
+  base::OptionalText not_completed;     // the metric's measurement did not complete: why (value absent)
   std::string unit;
   // {"op": ">=", "value": x} etc, resolved numbers; shared, as params are (probes/params.hpp): the
   // verdicts of one criterion mostly have one bound (a median, a theory per GPU model).
   Params bounds;
   std::optional<double> reference;      // the reference the bound was derived from (median, theory)
-  std::optional<std::string> reference_text;
+  base::OptionalText reference_text;
   std::string reason;                   // one line that explains the verdict
-  Severity severity = Severity::error;
   // Which of the three outcomes this verdict is, whatever its severity.
   OutcomeClass outcome() const {
     switch (status) {
