@@ -45,6 +45,28 @@ std::pair<std::string_view, int> most(const std::vector<std::pair<std::string_vi
   return *best;
 }
 
+// Each item's rank among the distinct values of one of its string fields, in `less` order:
+// each distinct value is ranked once (a hash of views in order of first appearance, then one
+// sort of the distinct ones), not compared once per item.
+template <class T, class Field, class Less>
+std::vector<std::uint32_t> ranks_of(const std::vector<T>& items, Field field, Less less) {
+  std::unordered_map<std::string_view, std::uint32_t> id;  // in order of first appearance
+  std::vector<std::string_view> distinct;
+  std::vector<std::uint32_t> of_item(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    auto [it, fresh] = id.try_emplace(field(items[i]), std::uint32_t(distinct.size()));
+    if (fresh) distinct.push_back(it->first);
+    of_item[i] = it->second;
+  }
+  std::vector<std::uint32_t> by_rank(distinct.size());
+  for (std::uint32_t k = 0; k < by_rank.size(); ++k) by_rank[k] = k;
+  std::sort(by_rank.begin(), by_rank.end(), [&](std::uint32_t x, std::uint32_t y) { return less(distinct[x], distinct[y]); });
+  std::vector<std::uint32_t> rank(distinct.size());
+  for (std::uint32_t r = 0; r < by_rank.size(); ++r) rank[by_rank[r]] = r;
+  for (auto& v : of_item) v = rank[v];
+  return of_item;
+}
+
 }  // namespace
 
 std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCatalogue* catalogue) {
@@ -56,23 +78,6 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
   // keys is built: at 4096 hosts (3.3 M samples, ~1 per group) a hash map of (name, place,
   // params) views was a third of aggregate()'s time, and one of copied strings before it a
   // quarter of the judge's.
-  auto ranks_of = [&](auto field, auto less) {
-    std::unordered_map<std::string_view, std::uint32_t> id;  // in order of first appearance
-    std::vector<std::string_view> distinct;
-    std::vector<std::uint32_t> of_sample(samples.size());
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      auto [it, fresh] = id.try_emplace(field(samples[i]), std::uint32_t(distinct.size()));
-      if (fresh) distinct.push_back(it->first);
-      of_sample[i] = it->second;
-    }
-    std::vector<std::uint32_t> by_rank(distinct.size());
-    for (std::uint32_t k = 0; k < by_rank.size(); ++k) by_rank[k] = k;
-    std::sort(by_rank.begin(), by_rank.end(), [&](std::uint32_t x, std::uint32_t y) { return less(distinct[x], distinct[y]); });
-    std::vector<std::uint32_t> rank(distinct.size());
-    for (std::uint32_t r = 0; r < by_rank.size(); ++r) rank[by_rank[r]] = r;
-    for (auto& v : of_sample) v = rank[v];
-    return of_sample;
-  };
   struct Ordered {
     std::uint32_t name, place;
     const std::string* params;
@@ -88,11 +93,11 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
   {
     std::vector<std::uint32_t> names, places;
     base::both([&] {
-                 names = ranks_of([](const Sample& s) -> std::string_view { return s.metric; },
+                 names = ranks_of(samples, [](const Sample& s) -> std::string_view { return s.metric; },
                                   [](std::string_view x, std::string_view y) { return x < y; });
                },
                [&] {
-                 places = ranks_of([](const Sample& s) -> std::string_view { return s.place; },
+                 places = ranks_of(samples, [](const Sample& s) -> std::string_view { return s.place; },
                                    [](std::string_view x, std::string_view y) { return place::less(x, y); });
                });
     for (std::size_t i = 0; i < samples.size(); ++i)
@@ -228,26 +233,18 @@ namespace {
 // metrics together, so names interleave while a name's places mostly come in order: at 4096
 // hosts (760 k metrics under ~30 names) a stable sort of them all was ~1.3 s of comparisons.
 std::vector<std::uint32_t> order_of(const std::vector<Metric>& ms) {
-  std::unordered_map<std::string_view, std::uint32_t> id;
-  std::vector<std::string_view> names;
-  std::vector<std::uint32_t> name_of(ms.size());
-  for (std::size_t x = 0; x < ms.size(); ++x) {
-    auto [it, fresh] = id.try_emplace(ms[x].metric, std::uint32_t(names.size()));
-    if (fresh) names.push_back(it->first);
-    name_of[x] = it->second;
-  }
-  std::vector<std::uint32_t> by_name(names.size()), rank(names.size());
-  for (std::uint32_t k = 0; k < by_name.size(); ++k) by_name[k] = k;
-  std::sort(by_name.begin(), by_name.end(), [&](std::uint32_t a, std::uint32_t b) { return names[a] < names[b]; });
-  for (std::uint32_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
+  const std::vector<std::uint32_t> rank =
+      ranks_of(ms, [](const Metric& m) -> std::string_view { return m.metric; },
+               [](std::string_view x, std::string_view y) { return x < y; });
   // Counting sort by rank: stable, so a name's metrics keep the order they came in.
-  std::vector<std::size_t> begin(names.size() + 1, 0);
-  for (std::uint32_t n : name_of) ++begin[rank[n] + 1];
+  const std::uint32_t names = rank.empty() ? 0 : *std::max_element(rank.begin(), rank.end()) + 1;
+  std::vector<std::size_t> begin(names + 1, 0);
+  for (std::uint32_t r : rank) ++begin[r + 1];
   for (std::size_t r = 1; r < begin.size(); ++r) begin[r] += begin[r - 1];
   std::vector<std::uint32_t> by(ms.size());
   {
     std::vector<std::size_t> next(begin.begin(), begin.end() - 1);
-    for (std::uint32_t x = 0; x < ms.size(); ++x) by[next[rank[name_of[x]]]++] = x;
+    for (std::uint32_t x = 0; x < ms.size(); ++x) by[next[rank[x]]++] = x;
   }
   auto less = [&](std::uint32_t a, std::uint32_t b) { return metric_less(ms[a], ms[b]); };
   for (std::size_t r = 0; r + 1 < begin.size(); ++r) {
