@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -22,7 +23,7 @@ constexpr std::size_t kWindowBytes = std::size_t(64) << 20;  // data in flight p
 // A latency batch lasts about this long, so its two clock reads (25-60 ns here) cost < 0.5%.
 constexpr double kBatchSpan_s = 20e-6;
 constexpr int kMaxBatch = 256;
-enum Kind { kPing = 0, kPong = 1, kCtrl = 2, kAck = 3, kData = 4, kKinds = 5 };
+enum Kind { kPing = 0, kPong = 1, kCtrl = 2, kAck = 3, kData = 4, kHello = 5, kKinds = 6 };
 
 void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) {
@@ -102,6 +103,7 @@ struct PairExchange::Impl {
   std::size_t sbuf_size = 0, rbuf_size = 0;
   std::vector<std::unique_ptr<char[]>> retired;  // buffers replaced while ops might still use them
   std::int64_t ctrl = 0, ack = 0;                // bandwidth control words: here, not on a stack
+  std::int64_t hello_out = 0, hello_in = 0;      // the meeting's words, likewise (MPI may write late)
   int* abandoned = nullptr;
 
   int tag(int slot, Kind k) const { return (slot % tag_slots) * kKinds + k; }
@@ -168,6 +170,33 @@ struct PairExchange::Impl {
     if (!wait_all(p, until, true)) abandon(p);
   }
 
+  // The two ends of a measurement meet before its clock starts: the initiator sends a hello and
+  // waits for the answer, the other end waits for the hello and answers. Returns when the
+  // clock may start, or nullopt at `until` (whatever is pending abandoned). Why: the phase's
+  // barrier releases ranks at different moments, and where a host that loses packets took
+  // part, some learn of its end a retransmission later (200 ms and more over TCP). A window
+  // whose clock started on arrival then timed the lag, and on fake hosts a lossy host failed
+  // the latency of pairs it was not in (16 ranks: two CI runs of two, the pair's first pass
+  // and its re-test both starved, 0 round trips). Only the meeting waits for the lag; the
+  // measurement's limit is the pair's own.
+  std::optional<Clock::time_point> meet(int peer, bool initiator, int slot, Clock::time_point until) {
+    Pending p;
+    MPI_Request r;
+    hello_out = slot;
+    auto waited = [&] {
+      if (wait_in_order(p, until)) return true;
+      abandon(p);
+      return false;
+    };
+    check(MPI_Irecv(&hello_in, 8, MPI_BYTE, peer, tag(slot, kHello), comm, &r), "MPI_Irecv");
+    p.add(r, true);
+    if (!initiator && !waited()) return std::nullopt;  // the answer goes after the hello
+    check(MPI_Isend(&hello_out, 8, MPI_BYTE, peer, tag(slot, kHello), comm, &r), "MPI_Isend");
+    p.add(r, false);
+    if (!waited()) return std::nullopt;
+    return Clock::now();
+  }
+
   void abandon(Pending& p) {
     for (int i = 0; i < p.n; ++i) {
       if (p.req[i] == MPI_REQUEST_NULL) continue;
@@ -198,6 +227,12 @@ PairExchange::PairExchange(void* native_comm, std::size_t max_size) : impl_(std:
   impl_->sbuf_size = std::max<std::size_t>(max_size, 8);
   impl_->sbuf.reset(new char[impl_->sbuf_size]);
   for (std::size_t i = 0; i < impl_->sbuf_size; ++i) impl_->sbuf[i] = static_cast<char>(i * 131 + 7);
+  // The largest window any size up to max_size receives, allocated and touched now, before any
+  // clock: made on first use, a receiver spent its peer's whole limit clearing pages (fake
+  // hosts: 8 ranks each touching 64 MiB at once on two cores, over a second; the first
+  // bandwidth of every pair inside a host then "did not complete").
+  const std::size_t largest = std::max<std::size_t>(max_size, 8);
+  impl_->recv_buffer(std::min(largest * 64, std::max(kWindowBytes, largest)));
 }
 
 PairExchange::~PairExchange() {
@@ -221,7 +256,12 @@ LatencyResult PairExchange::latency(int peer, bool initiator, std::size_t size, 
   const int n = static_cast<int>(size);
   char* rbuf = m.recv_buffer(size);
   char* sbuf = m.sbuf.get();
-  const auto start = Clock::now(), hard = after(start, lim.limit_s);
+  const auto met = m.meet(peer, initiator, slot, after(Clock::now(), lim.arrive_s));
+  if (!met) {
+    res.why = "peer did not arrive within " + std::to_string(lim.arrive_s) + " s (no round trip started)";
+    return res;
+  }
+  const auto hard = after(*met, lim.limit_s);
   Pending p;
   if (initiator) {
     // One round trip: the ping carries its sequence number, the pong echoes it.
@@ -324,7 +364,12 @@ BandwidthResult PairExchange::bandwidth(int peer, bool sender, std::size_t size,
   char* rbuf = m.recv_buffer(size * static_cast<std::size_t>(w));
   char* sbuf = m.sbuf.get();
   const int warm = std::max(1, lim.warmup / 10), max_windows = std::max(3, lim.max_iters / 100);
-  const auto start = Clock::now(), hard = after(start, lim.limit_s);
+  const auto met = m.meet(peer, sender, slot, after(Clock::now(), lim.arrive_s));
+  if (!met) {
+    res.why = "peer did not arrive within " + std::to_string(lim.arrive_s) + " s (no window sent)";
+    return res;
+  }
+  const auto hard = after(*met, lim.limit_s);
   Pending p;
   std::int64_t& ctrl = m.ctrl;
   std::int64_t& ack = m.ack;

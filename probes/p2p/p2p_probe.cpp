@@ -255,6 +255,15 @@ class P2pProbe final : public Probe {
     p2p::ExchangeLimits lim = prm.limits;
     lim.limit_s = std::min(lim.limit_s, share);
     lim.target_s = std::min(lim.target_s, lim.limit_s / 2);
+    // The ends of a pair may meet up to a whole share apart, and at least 2 s (a latency in
+    // turns too: its limit is a turn's, the lag it waits out is not). The lag is the barrier's,
+    // not the pair's, and it does not shrink with the share: over TCP a lost packet of a lossy
+    // host costs 200 ms, 400, 800 (backing off), a lost SYN 1 s; fake hosts saw 1 s once in 4
+    // runs of a 10% lossy host (docs/measurements.md). A measurement takes about half its limit
+    // (target_s), which is where short waits come from; a peer that never comes costs its
+    // pair's turn the whole wait, and where that is a dead link the round's barriers wait on
+    // it too.
+    lim.arrive_s = std::max(lim.limit_s, 2.0);
     // A latency phase takes as many turns as its round's pairs need lanes (spin_lanes, below):
     // each turn gets its share of the phase's time, planned for the most turns (a round with
     // every rank in a pair), so the probe's budget holds and bandwidth keeps its limit.

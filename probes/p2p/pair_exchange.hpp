@@ -4,7 +4,8 @@
 //   bandwidth: a window of non-blocking sends (as osu_bw does), acknowledged by the receiver.
 // The initiating side decides how many iterations fit (warm-up, then as many as fit in
 // target_s); both sides stop at limit_s whatever happens, so a dead or hopeless peer is a
-// result ("did not complete"), never a hang.
+// result ("did not complete"), never a hang. The limit counts from the moment the two ends
+// met (ExchangeLimits::arrive_s), not from each end's arrival.
 //
 // What an abandoned exchange leaves behind: its receives are cancelled and freed, its sends
 // freed while in flight (MPI cannot reliably cancel a send). Messages that arrive late carry
@@ -40,6 +41,10 @@ struct ExchangeLimits {
   double target_s = 0.2;     // keep iterating until this much measured time has passed
   double limit_s = 5;        // hard stop for the whole measurement, warm-up included (a bandwidth
                              // window that timed out then drains for up to limit_s more)
+  // Before either clock starts, the two ends meet (a hello answered): this long at most. The
+  // ends leave the barrier before a phase at different moments, a TCP retransmission (200 ms
+  // and up) apart where a lossy host elsewhere took part in it, and that lag is not the pair's.
+  double arrive_s = 5;
   int warmup = 10;           // latency iterations (bandwidth: windows / 10, at least 1) not recorded
   int max_iters = 100000;    // latency round trips; bandwidth windows use max_iters / 100, at least 3
   Polling polling = Polling::automatic;

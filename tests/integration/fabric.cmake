@@ -7,3 +7,8 @@ ga_integration_test(fabric_adaptive fabric_adaptive.sh TIMEOUT 300 SERIAL)
 # 16 ranks on 8 fake hosts (the user's `mpirun -np 16`): clean fabric and default suites, and
 # one slow host, one slow link, one lossy host, each named alone (issue 11). About 2.5 minutes.
 ga_integration_test(fabric_8x2 fabric_8x2.sh TIMEOUT 600 SERIAL)
+# The two ends of a p2p measurement meet before its clock starts: one end late by more than
+# the measurement's limit still measures (two ranks on this host, no fake hosts).
+if(TARGET pair_meet)
+  ga_integration_test(fabric_pair_meet fabric_pair_meet.sh TIMEOUT 120)
+endif()
