@@ -192,7 +192,9 @@ TEST(FabricAnalysis, HostThatNeverCompletesIsNamedNotItsPairs) {
     EXPECT_EQ(x.reason.find("e+"), std::string::npos) << x.reason;
   }
   for (const auto& m : j.metrics)
-    if (m.metric == "p2p.host_slowdown" && m.place == "h4") EXPECT_FALSE(m.value.has_value());
+    if (m.metric == "p2p.host_slowdown" && m.place == "h4") {
+      EXPECT_FALSE(m.value.has_value());
+    }
 }
 
 TEST(FabricAnalysis, ReTestThatPassesClearsTheSuspect) {
