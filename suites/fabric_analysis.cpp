@@ -15,17 +15,17 @@
 
 namespace ga::judging {
 
+// params' canonical text, made once per distinct object (probes/params.hpp), not dumped again:
+// the verdicts' lookups are ~200 k at 4096 hosts.
+std::string evidence_key(const std::string& metric, const std::string& place, const Params& params) {
+  return metric + "|" + place + "|" + params.dump();
+}
+
 namespace {
 
 // A ratio is nullopt when its measurement never completed: "infinitely slow" is a fact about
 // the pair, not a number, and the report says "did not complete" rather than inventing one.
 using Ratio = std::optional<double>;
-
-// params' canonical text, made once per distinct object (probes/params.hpp), not dumped again:
-// the verdicts' lookups are ~200 k at 4096 hosts.
-std::string key_of(const std::string& metric, const std::string& place, const Params& params) {
-  return metric + "|" + place + "|" + params.dump();
-}
 
 struct Pair {
   std::string place;
@@ -166,7 +166,7 @@ struct Out {
     if (value) m.value = m.min = m.max = *value;
     else m.not_completed = incomplete_why(ev.observations);
     m.count = static_cast<int>(ev.observations.size());
-    a.evidence[key_of(metric, place, m.params)] = std::move(ev);
+    a.evidence[evidence_key(metric, place, m.params)] = std::move(ev);
     a.derived.push_back(std::move(m));
   }
 };
@@ -419,7 +419,7 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
     const std::string_view kind = analysis_kind(v.metric);
     // Only a pass or a fail gets words added below.
     if (kind.empty() || (v.status != VerdictStatus::pass && v.status != VerdictStatus::fail)) continue;
-    auto it = a.evidence.find(key_of(v.metric, v.place, v.params));
+    auto it = a.evidence.find(evidence_key(v.metric, v.place, v.params));
     const bool bounded = v.bounds.contains("value") && v.bounds["value"].is_number();
     if (it == a.evidence.end() || (!bounded && !v.not_completed)) continue;
     const FabricEvidence& ev = it->second;

@@ -15,12 +15,6 @@ namespace ga::judging {
 
 namespace {
 
-// params' canonical text, made once per distinct object (probes/params.hpp), not dumped again:
-// the verdicts' lookups are ~200 k at 4096 hosts.
-std::string key_of(const std::string& metric, const std::string& place, const Params& params) {
-  return metric + "|" + place + "|" + params.dump();
-}
-
 struct Set {
   std::string basis;
   long long size = 0;
@@ -218,7 +212,7 @@ GroupAnalysis analyze_groups(const base::ByName<Metric>& by_name) {
             ev.via = sw;
             break;
           }
-      a.evidence[key_of(m.metric, m.place, m.params)] = std::move(ev);
+      a.evidence[evidence_key(m.metric, m.place, m.params)] = std::move(ev);
       a.derived.push_back(std::move(m));
     }
   }
@@ -237,7 +231,7 @@ void explain_group_verdicts(const GroupAnalysis& a, std::vector<Verdict>& verdic
   std::set<std::pair<std::string, std::string>> bad;
   for (auto& v : verdicts) {
     if (v.metric != "p2p.group_link_slowdown") continue;
-    auto it = a.evidence.find(key_of(v.metric, v.place, v.params));
+    auto it = a.evidence.find(evidence_key(v.metric, v.place, v.params));
     if (it == a.evidence.end()) continue;
     const GroupLinkEvidence& ev = it->second;
     const bool bounded = v.bounds.contains("value") && v.bounds["value"].is_number();

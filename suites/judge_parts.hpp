@@ -20,6 +20,10 @@ bool place_less(const std::string& a, const std::string& b);
 
 double median(std::vector<double> v);
 
+// The key under which an analysis (fabric_analysis, fabric_groups) files the evidence of a
+// derived metric, and under which its verdict finds it again: name, place, params.
+std::string evidence_key(const std::string& metric, const std::string& place, const Params& params);
+
 // The order of a judgement's metrics, as aggregate() makes it: by name, place in natural
 // order, then params (their canonical dump).
 bool metric_less(const Metric& x, const Metric& y);
