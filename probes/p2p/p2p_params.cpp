@@ -79,7 +79,7 @@ const std::vector<ParamDecl>& p2p_param_decls() {
         {"measure_s", ParamType::number, d.limits.target_s, {}, {}, {},
          "measured seconds per measurement, > 0 and at most limit_s (the iterations adapt to fit)"},
         {"limit_s", ParamType::number, d.limits.limit_s, {}, {}, {},
-         "hard limit per measurement in seconds, > 0: past it the pair did not complete"},
+         "hard limit per measurement in seconds, > 0, from when both ends have met: past it the pair did not complete"},
         {"warmup", ParamType::integer, d.limits.warmup, 0, kMaxWhole, {},
          "latency iterations not recorded (bandwidth: a tenth, at least 1)"},
         {"max_iters", ParamType::integer, d.limits.max_iters, 1, kMaxWhole, {},

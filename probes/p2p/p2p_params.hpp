@@ -8,7 +8,7 @@
 //   sweep: false               true: latency and bandwidth at every power of two, 8 B..64 MiB
 //   sizes: [..]                an explicit sweep instead
 //   measure_s: 0.2             measured time per measurement (iterations adapt to fit)
-//   limit_s: 5                 hard limit per measurement: past it the pair "did not complete"
+//   limit_s: 5                 hard limit per measurement, from when both ends met: past it the pair "did not complete"
 //   warmup: 10                 latency iterations not recorded (bandwidth: a tenth, at least 1)
 //   max_iters: 100000          latency iterations at most (bandwidth windows: a hundredth, >= 3)
 //   budget_fraction: 0.6       share of the probe's deadline the measurements may plan to use
