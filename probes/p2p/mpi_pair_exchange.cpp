@@ -20,6 +20,7 @@ namespace ga::p2p {
 namespace {
 
 constexpr std::size_t kWindowBytes = std::size_t(64) << 20;  // data in flight per window, at most
+constexpr int kMaxWindow = 64;                                 // messages in flight per window, at most
 // A latency batch lasts about this long, so its two clock reads (25-60 ns here) cost < 0.5%.
 constexpr double kBatchSpan_s = 20e-6;
 constexpr int kMaxBatch = 256;
@@ -232,7 +233,7 @@ PairExchange::PairExchange(void* native_comm, std::size_t max_size) : impl_(std:
   // hosts: 8 ranks each touching 64 MiB at once on two cores, over a second; the first
   // bandwidth of every pair inside a host then "did not complete").
   const std::size_t largest = std::max<std::size_t>(max_size, 8);
-  impl_->recv_buffer(std::min(largest * 64, std::max(kWindowBytes, largest)));
+  impl_->recv_buffer(std::min(largest * kMaxWindow, std::max(kWindowBytes, largest)));
 }
 
 PairExchange::~PairExchange() {
@@ -245,8 +246,8 @@ PairExchange::~PairExchange() {
 }
 
 int PairExchange::window_for(std::size_t size) {
-  if (size == 0) return 64;
-  return static_cast<int>(std::clamp<std::size_t>(kWindowBytes / size, 1, 64));
+  if (size == 0) return kMaxWindow;
+  return static_cast<int>(std::clamp<std::size_t>(kWindowBytes / size, 1, kMaxWindow));
 }
 
 LatencyResult PairExchange::latency(int peer, bool initiator, std::size_t size, int slot, const ExchangeLimits& lim) {
