@@ -107,7 +107,33 @@ AtomicFile::~AtomicFile() {
   if (!committed_) ::unlink(tmp_.c_str());
 }
 
-void AtomicFile::write(const void* data, std::size_t n) { write_all(fd_, data, n, tmp_); }
+void AtomicFile::write(const void* data, std::size_t n) {
+  write_all(fd_, data, n, tmp_);
+  written_ += n;
+  stream_out();
+}
+
+// Only hints to the kernel: what they return is ignored (a filesystem without writeback
+// ranges says EINVAL or ESPIPE), because commit()'s fsync is what makes the bytes durable and
+// reports any write error. Why they pay here: in the virtual machines this was measured on,
+// a page the guest had never used costs a trap to the hypervisor on first write, and a 1.4
+// GiB file written through fresh cache pages took 2.7-3.1 s (1.9-2.2 s of it the kernel's
+// copy); written this way, 1.0 s (0.2 s) (docs/measurements.md).
+void AtomicFile::stream_out() {
+  constexpr std::size_t kWindow = std::size_t{32} << 20;
+  while (written_ - sent_ >= kWindow) {
+    (void)::sync_file_range(fd_, static_cast<off_t>(sent_), kWindow, SYNC_FILE_RANGE_WRITE);
+    if (sent_ >= kWindow) {
+      // The window before: its writeback has had a window's time; wait for the rest of it so
+      // that its pages are clean, then drop them (DONTNEED leaves dirty pages where they are).
+      const auto before = static_cast<off_t>(sent_ - kWindow);
+      (void)::sync_file_range(fd_, before, kWindow,
+                              SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+      (void)::posix_fadvise(fd_, before, kWindow, POSIX_FADV_DONTNEED);
+    }
+    sent_ += kWindow;
+  }
+}
 
 void AtomicFile::commit() {
   // mkstemp makes 0600; what these files hold (reports, checkpoints) is for sharing.

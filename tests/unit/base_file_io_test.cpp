@@ -2,7 +2,10 @@
 // every error names the path.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,6 +63,49 @@ TEST(BaseFileIo, StreamsALargeText) {
   });
   EXPECT_EQ(fs::file_size(p), 300u * 1001u);
   EXPECT_EQ(entries(tmp.p), std::vector<std::string>{"big.json"});
+}
+
+// A file of several 32 MiB windows: every byte arrives, in order, and the windows behind the
+// writer have been handed to the disk and dropped from the page cache (the first is not
+// resident after the write), so a report of gigabytes does not take gigabytes of fresh cache.
+TEST(BaseFileIo, ALargeFileIsWrittenWholeAndLeavesTheCacheBehindIt) {
+  ScratchDir tmp;
+  const std::string p = (tmp.p / "big.prom").string();
+  constexpr std::size_t kLines = 1'000'000;  // ~100 MiB: three windows and part of a fourth
+  auto line = [](std::size_t i) { return "line " + std::to_string(i) + std::string(90, 'a' + i % 26) + "\n"; };
+  std::size_t bytes = 0;
+  write_file_atomic(p, [&](std::ostream& out) {
+    for (std::size_t i = 0; i < kLines; ++i) {
+      const std::string l = line(i);
+      out << l;
+      bytes += l.size();
+    }
+  });
+  ASSERT_EQ(fs::file_size(p), bytes);
+  EXPECT_EQ(entries(tmp.p), std::vector<std::string>{"big.prom"});
+
+  // Residency first (reading the file back brings it into the cache).
+  struct statfs sf{};
+  ASSERT_EQ(::statfs(p.c_str(), &sf), 0);
+  const bool memory_fs = sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;  // nothing to drop there
+  UniqueFd fd = open_or_throw(p, O_RDONLY);
+  constexpr std::size_t kWindow = std::size_t{32} << 20;
+  void* map = ::mmap(nullptr, kWindow, PROT_READ, MAP_SHARED, fd.get(), 0);
+  ASSERT_NE(map, MAP_FAILED);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  std::vector<unsigned char> resident(kWindow / static_cast<std::size_t>(page));
+  ASSERT_EQ(::mincore(map, kWindow, resident.data()), 0);
+  ::munmap(map, kWindow);
+  const auto in_cache = std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
+  if (!memory_fs) EXPECT_LT(in_cache, static_cast<long>(resident.size() / 2)) << "of the first window's pages";
+
+  const auto back = read_whole_file(p);
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < kLines; ++i) {
+    const std::string l = line(i);
+    ASSERT_EQ(std::string_view(reinterpret_cast<const char*>(back.data()) + at, l.size()), l) << "line " << i;
+    at += l.size();
+  }
 }
 
 TEST(BaseFileIo, AFailingWriterLeavesTheOldFileAndNoTemp) {
