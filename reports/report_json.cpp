@@ -40,6 +40,7 @@ json metric_json(const Metric& m) {
           {"count", m.count},
           {"text", m.text ? json(*m.text) : json(nullptr)}};
   if (m.not_completed) out["not_completed"] = *m.not_completed;  // value is null: nothing was measured
+  if (m.note) out["note"] = *m.note;  // other texts or units the ranks reported
   return out;
 }
 
@@ -144,6 +145,7 @@ void metric_line(std::string& out, const Metric& m) {
   l.text("metric", m.metric);
   l.number("min", m.min);
   if (m.not_completed) l.text("not_completed", *m.not_completed);
+  if (m.note) l.text("note", *m.note);
   l.params("params", m.params);
   l.text("place", m.place);
   if (m.text) l.text("text", *m.text);

@@ -206,7 +206,11 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
                           judging::list_text(others));
         }
       }
-      for (const auto& n : notes) m.note += (m.note.empty() ? "" : "; ") + n;
+      if (!notes.empty()) {
+        std::string joined;
+        for (const auto& n : notes) joined += (joined.empty() ? "" : "; ") + n;
+        m.note = std::move(joined);
+      }
     }
   };
   base::both([&] { make(groups / 2, groups); }, [&] { make(0, groups / 2); });

@@ -26,7 +26,7 @@ struct Metric {
   std::optional<double> value;          // median of the samples
   std::optional<double> min, max;
   base::OptionalText text;              // text metrics: the most frequent observed text
-  std::string note;                     // why the value is less certain: other texts or units seen
+  base::OptionalText note;              // why the value is less certain: other texts or units seen (rare)
   // Set when the measurement never completed (a bandwidth window that ended before its
   // transfer did): the value is then absent, never a stand-in number, and this says why.
   base::OptionalText not_completed;

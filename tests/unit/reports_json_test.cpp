@@ -145,6 +145,7 @@ TEST(ReportsJson, StreamedLinesAreCanonicalDumps) {
   g.metrics[0].params = {{"bad", std::numeric_limits<double>::infinity()}, {"a", 1.5e-7}};
   g.verdicts[0].reference_text = "text reference";
   g.verdicts[0].reference.reset();
+  g.metrics[0].note = "kept \"a\" (2x); also seen \"b\" (1x)";  // a key between not_completed and params
   Report r = build_report(j, g);
   std::ostringstream out;
   write_report_json(r, out);
@@ -157,6 +158,7 @@ TEST(ReportsJson, StreamedLinesAreCanonicalDumps) {
     ++checked;
   }
   EXPECT_EQ(checked, g.metrics.size() + g.verdicts.size());
+  EXPECT_NE(out.str().find(R"x("note":"kept \"a\" (2x); also seen \"b\" (1x)","params":)x"), std::string::npos);
 }
 
 }  // namespace

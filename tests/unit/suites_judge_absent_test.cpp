@@ -234,7 +234,7 @@ TEST(JudgeAggregate, MedianMinMaxAndTexts) {
   EXPECT_EQ(*m[1].min, 1);
   EXPECT_EQ(*m[1].max, 100);
   EXPECT_EQ(m[1].count, 5);
-  EXPECT_TRUE(m[1].note.empty());
+  EXPECT_FALSE(m[1].note);
 }
 
 TEST(JudgeAggregate, SeparatesParams) {

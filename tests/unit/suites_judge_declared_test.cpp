@@ -72,7 +72,8 @@ TEST(JudgeDeclared, UnitComesFromTheDeclarationAndADisagreeingSampleIsNoted) {
   const Metric* m = metric(j, "x.bw");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->unit, "B/s");
-  EXPECT_NE(m->note.find("not the declared \"B/s\""), std::string::npos) << m->note;
+  ASSERT_TRUE(m->note);
+  EXPECT_NE(m->note->find("not the declared \"B/s\""), std::string::npos) << *m->note;
 }
 
 TEST(JudgeDeclared, OwningProbeComesFromTheDeclaration) {
