@@ -120,18 +120,17 @@ void AtomicFile::write(const void* data, std::size_t n) {
 // GiB file written through fresh cache pages took 2.7-3.1 s (1.9-2.2 s of it the kernel's
 // copy); written this way, 1.0 s (0.2 s) (docs/measurements.md).
 void AtomicFile::stream_out() {
-  constexpr std::size_t kWindow = std::size_t{32} << 20;
-  while (written_ - sent_ >= kWindow) {
-    (void)::sync_file_range(fd_, static_cast<off_t>(sent_), kWindow, SYNC_FILE_RANGE_WRITE);
-    if (sent_ >= kWindow) {
+  while (written_ - sent_ >= kStreamWindow) {
+    (void)::sync_file_range(fd_, static_cast<off_t>(sent_), kStreamWindow, SYNC_FILE_RANGE_WRITE);
+    if (sent_ >= kStreamWindow) {
       // The window before: its writeback has had a window's time; wait for the rest of it so
       // that its pages are clean, then drop them (DONTNEED leaves dirty pages where they are).
-      const auto before = static_cast<off_t>(sent_ - kWindow);
-      (void)::sync_file_range(fd_, before, kWindow,
+      const auto before = static_cast<off_t>(sent_ - kStreamWindow);
+      (void)::sync_file_range(fd_, before, kStreamWindow,
                               SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
-      (void)::posix_fadvise(fd_, before, kWindow, POSIX_FADV_DONTNEED);
+      (void)::posix_fadvise(fd_, before, kStreamWindow, POSIX_FADV_DONTNEED);
     }
-    sent_ += kWindow;
+    sent_ += kStreamWindow;
   }
 }
 

@@ -69,6 +69,9 @@ class AtomicFile {
   void commit();
   const std::string& path() const { return path_; }
 
+  // The size of the windows handed to the disk and dropped from the cache behind the writer.
+  static constexpr std::size_t kStreamWindow = std::size_t{32} << 20;
+
  private:
   void stream_out();  // the writeback and dropping of whole windows behind the writer
 

@@ -89,7 +89,7 @@ TEST(BaseFileIo, ALargeFileIsWrittenWholeAndLeavesTheCacheBehindIt) {
   ASSERT_EQ(::statfs(p.c_str(), &sf), 0);
   const bool memory_fs = sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;  // nothing to drop there
   UniqueFd fd = open_or_throw(p, O_RDONLY);
-  constexpr std::size_t kWindow = std::size_t{32} << 20;
+  constexpr std::size_t kWindow = AtomicFile::kStreamWindow;
   void* map = ::mmap(nullptr, kWindow, PROT_READ, MAP_SHARED, fd.get(), 0);
   ASSERT_NE(map, MAP_FAILED);
   const long page = ::sysconf(_SC_PAGESIZE);
@@ -97,7 +97,9 @@ TEST(BaseFileIo, ALargeFileIsWrittenWholeAndLeavesTheCacheBehindIt) {
   ASSERT_EQ(::mincore(map, kWindow, resident.data()), 0);
   ::munmap(map, kWindow);
   const auto in_cache = std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
-  if (!memory_fs) EXPECT_LT(in_cache, static_cast<long>(resident.size() / 2)) << "of the first window's pages";
+  if (!memory_fs) {
+    EXPECT_LT(in_cache, static_cast<long>(resident.size() / 2)) << "of the first window's pages";
+  }
 
   const auto back = read_whole_file(p);
   std::size_t at = 0;
