@@ -15,6 +15,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <string_view>
 
 #include "base/both.hpp"
 #include "base/file_io.hpp"
@@ -280,8 +281,10 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
 
  private:
   enum class Field { type, probe, place, metric, unit, text, value, rank, iter, params, seq, other };
-  static Field field_of(const std::string& k) {
-    static constexpr std::pair<const char*, Field> names[] = {
+  // Views, so that a key is compared by its length first: ~8 keys a line and 3.6 M lines at
+  // 4096 hosts, and comparing each with every name as a C string (strlen and memcmp) was ~1 s.
+  static Field field_of(std::string_view k) {
+    static constexpr std::pair<std::string_view, Field> names[] = {
         {"type", Field::type}, {"probe", Field::probe}, {"place", Field::place}, {"metric", Field::metric},
         {"unit", Field::unit}, {"text", Field::text}, {"value", Field::value}, {"rank", Field::rank},
         {"iter", Field::iter}, {"params", Field::params}, {"seq", Field::seq}};
