@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <streambuf>
 #include <stdexcept>
@@ -225,23 +226,27 @@ std::string write_hashed(std::ostream& out, const std::function<void(std::ostrea
   return buf.digest();
 }
 
-Manifest make_manifest(const std::string& dir, const Report& r, const std::map<std::string, std::string>& known) {
+std::vector<std::string> manifest_files(const std::string& dir, const std::set<std::string>& leave_out) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    std::string rel = fs::relative(e.path(), dir).generic_string();
+    if (rel == kManifest || rel == kSignature || leave_out.count(rel)) continue;
+    files.push_back(std::move(rel));
+  }
+  return files;
+}
+
+Manifest make_manifest(const std::string& dir, const Report& r) { return make_manifest(dir, r, manifest_files(dir)); }
+
+Manifest make_manifest(const std::string& dir, const Report& r, const std::vector<std::string>& files) {
   const JournalData& j = *r.journal;
   const Texts texts = hardware_texts(r);
   Manifest m;
   // Hashed on two threads, largest files spread over both: a 4096-host directory holds ~3 GiB
   // (report.json 1.4 GiB, report.prom 0.75, the journal 0.6, JUnit 0.35).
   std::vector<std::pair<std::uintmax_t, std::string>> todo;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    const std::string rel = fs::relative(e.path(), dir).generic_string();
-    if (rel == kManifest || rel == kSignature) continue;
-    if (auto k = known.find(rel); k != known.end()) {
-      m.files[rel] = k->second;
-      continue;
-    }
-    todo.emplace_back(e.file_size(), rel);
-  }
+  for (const auto& rel : files) todo.emplace_back(fs::file_size(fs::path(dir) / rel), rel);
   std::sort(todo.begin(), todo.end(), std::greater<>());
   std::vector<std::string> digest(todo.size());
   auto work = [&](std::size_t first) {

@@ -18,6 +18,7 @@
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,11 +49,16 @@ struct Manifest {
   nlohmann::json hardware = nlohmann::json::array();   // [{host, gpus[], nics[], system_serial}]
 };
 
-// The manifest of `dir` as it is now: every regular file under it but the manifest and the
-// signature, and what the report's journal and metrics say was measured.
-// `known`: files whose sha256 is already known (just written through write_hashed).
-Manifest make_manifest(const std::string& dir, const Report& report,
-                       const std::map<std::string, std::string>& known = {});
+// The files a manifest of `dir` lists, as paths relative to it: every regular file under it
+// but the manifest, the signature and `leave_out`.
+std::vector<std::string> manifest_files(const std::string& dir, const std::set<std::string>& leave_out = {});
+// The manifest of `dir` as it is now: every file manifest_files lists, and what the report's
+// journal and metrics say was measured.
+Manifest make_manifest(const std::string& dir, const Report& report);
+// The same over `files` (relative to `dir`) only. The report writer lists the directory before
+// it writes and hashes what was there (the journal, NCCL's logs) while it writes; it adds the
+// files it wrote, hashed as they were written (write_hashed).
+Manifest make_manifest(const std::string& dir, const Report& report, const std::vector<std::string>& files);
 nlohmann::json manifest_to_json(const Manifest&);
 // Throws std::runtime_error on a document that is not a manifest.
 Manifest manifest_from_json(const nlohmann::json&);

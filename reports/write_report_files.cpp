@@ -5,9 +5,9 @@
 // the writer and `gpuaccept verify`, which renders the same list into digests and compares.
 #include <exception>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -103,16 +103,26 @@ void write_report_files(const Report& r, const std::string& dir, const ReportCho
     base::write_file_atomic(dir + "/" + files[i].name,
                             [&](std::ostream& out) { digest[i] = attest::write_hashed(out, files[i].write); });
   };
+  auto write_others = [&] {
+    for (std::size_t i = 1; i < files.size(); ++i) write_one(i);
+  };
+  const bool manifest = r.journal && r.judgement;
+  if (!manifest) {
+    base::both([&] { write_one(0); }, write_others);
+    return;
+  }
+  // The manifest covers everything in the directory: the journal and NCCL's logs, which are
+  // there already, and these files. What is there is listed before any of these is written (so
+  // that no temp file of theirs is listed) and hashed on a third thread while they are written:
+  // at 4096 hosts the journal (~0.7 GiB) and the hosts' records were a second after the writers.
+  std::set<std::string> writing;
+  for (const auto& f : files) writing.insert(f.name);
+  const std::vector<std::string> present = attest::manifest_files(dir, writing);
+  attest::Manifest m;
   base::both([&] { write_one(0); },
-             [&] {
-               for (std::size_t i = 1; i < files.size(); ++i) write_one(i);
-             });
-  // Last, over everything now in the directory (the journal, these files, NCCL's logs).
-  std::map<std::string, std::string> known;
-  for (std::size_t i = 0; i < files.size(); ++i) known[files[i].name] = digest[i];
-  if (r.journal && r.judgement)
-    base::write_file_atomic(dir + "/" + attest::kManifest,
-                            attest::manifest_to_json(attest::make_manifest(dir, r, known)).dump(2) + "\n");
+             [&] { base::both([&] { m = attest::make_manifest(dir, r, present); }, write_others); });
+  for (std::size_t i = 0; i < files.size(); ++i) m.files[files[i].name] = digest[i];
+  base::write_file_atomic(dir + "/" + attest::kManifest, attest::manifest_to_json(m).dump(2) + "\n");
 }
 
 }  // namespace ga

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
 
+#include "reports/attest.hpp"
 #include "reports/bad_hosts.hpp"
 #include "reports/report.hpp"
 #include "reports_fixture.hpp"
@@ -83,6 +85,32 @@ TEST(ReportsFiles, NoEnvironmentValueLeaks) {
     // the run's argv is there, from the journal
     EXPECT_NE(text.find("h200.xml"), std::string::npos) << name;
   }
+}
+
+// The manifest lists what the directory held before (the journal, NCCL's logs, a report file
+// of an earlier judgement) and what was written, each with the digest of what is on disk now:
+// the files that were there are hashed while the report files are written, and these are
+// hashed as they stream.
+TEST(ReportsFiles, TheManifestHoldsWhatWasThereAndWhatWasWritten) {
+  ScratchDir tmp;
+  fs::create_directories(tmp.p / "nccl");
+  std::ofstream(tmp.p / "samples.jsonl") << "{\"type\":\"run_start\"}\n";
+  std::ofstream(tmp.p / "nccl" / "rank0.log") << "NCCL INFO\n";
+  std::ofstream(tmp.p / "report.json") << "an earlier judgement's report\n";
+  auto j = test::make_journal();
+  auto g = test::make_judgement();
+  write_report_files(build_report(j, g), tmp.p.string());
+  const auto m = attest::manifest_from_json(nlohmann::json::parse(test::read_file((tmp.p / attest::kManifest).string())));
+  std::vector<std::string> listed;
+  for (const auto& [name, digest] : m.files) {
+    listed.push_back(name);
+    EXPECT_EQ(digest, attest::sha256_file((tmp.p / name).string())) << name;
+  }
+  EXPECT_EQ(listed, (std::vector<std::string>{"bad-hosts.txt", "nccl/rank0.log", "report.html", "report.json",
+                                               "report.junit.xml", "report.md", "report.prom", "samples.jsonl"}));
+  std::vector<std::string> extra;
+  EXPECT_TRUE(attest::check_manifest(tmp.p.string(), m, &extra).empty());
+  EXPECT_TRUE(extra.empty());
 }
 
 }  // namespace
