@@ -84,56 +84,69 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
     std::uint32_t sample;
   };
   std::vector<Ordered> order;
-  order.reserve(samples.size());
-  base::prefault_tail(order, samples.size());
-  order.resize(samples.size());
-  // Names and places ranked side by side, then each half of the samples sorted on its own
-  // thread and the halves merged: the order is total (the sample's position breaks ties), so it
-  // is the one a single sort gives. At 4096 hosts these were ~5 s of one core.
-  {
-    std::vector<std::uint32_t> names, places;
-    base::both([&] {
-                 names = ranks_of(samples, [](const Sample& s) -> std::string_view { return s.metric; },
-                                  [](std::string_view x, std::string_view y) { return x < y; });
-               },
-               [&] {
-                 places = ranks_of(samples, [](const Sample& s) -> std::string_view { return s.place; },
-                                   [](std::string_view x, std::string_view y) { return place::less(x, y); });
-               });
-    for (std::size_t i = 0; i < samples.size(); ++i)
-      order[i] = {names[i], places[i], &samples[i].params.dump(), std::uint32_t(i)};
-  }
-  // Params are compared by their text; the journal reader interns them, so equal params are
-  // mostly one object and the pointers settle it.
-  auto same_params = [](const Ordered& x, const Ordered& y) { return x.params == y.params || *x.params == *y.params; };
-  auto ordered_less = [&](const Ordered& x, const Ordered& y) {
-    if (x.name != y.name) return x.name < y.name;
-    if (x.place != y.place) return x.place < y.place;
-    if (!same_params(x, y)) return *x.params < *y.params;
-    return x.sample < y.sample;
-  };
-  const auto half = order.begin() + std::ptrdiff_t(order.size() / 2);
-  base::both([&] { std::sort(order.begin(), half, ordered_less); }, [&] { std::sort(half, order.end(), ordered_less); });
-  std::inplace_merge(order.begin(), half, order.end(), ordered_less);
-  auto same_group = [&](const Ordered& x, const Ordered& y) {
-    return x.name == y.name && x.place == y.place && same_params(x, y);
-  };
-  // Where each group begins in `order`: the metrics are made in two halves, one per thread, each
-  // into the slots of its own groups.
   std::vector<std::uint32_t> group_begin;
-  for (std::size_t i = 0; i < order.size(); ++i)
-    if (i == 0 || !same_group(order[i - 1], order[i])) group_begin.push_back(std::uint32_t(i));
+  std::vector<Metric> out;
+  // The metrics' slots are made on a thread of their own while the samples are ranked and
+  // sorted: writing ~0.75 GB of fresh memory the first time is ~1 s of one core at 4096 hosts
+  // (in a VM, a trap per page), and the ranking and sorting leave the second core partly idle.
+  // There are at most as many groups as samples (about as many: ~1 sample a group), and the
+  // slots left over are dropped once the groups are known. Room is reserved for the metrics the
+  // judge derives (fabric analysis, rdma counter rates), so that adding them does not move every
+  // metric to a new buffer while the old one is still held. Reserved pages that are never
+  // written cost no memory, so the room is generous: the rdma counters alone derive 18 metrics
+  // a port from 32 samples (suites/rdma_rates.cpp).
+  base::both(
+      [&] {
+        out.reserve(samples.size() + samples.size() / 2);
+        base::prefault_tail(out, samples.size());
+        out.resize(samples.size());
+      },
+      [&] {
+        order.reserve(samples.size());
+        base::prefault_tail(order, samples.size());
+        order.resize(samples.size());
+        // Names and places ranked side by side, then each half of the samples sorted on its own
+        // thread and the halves merged: the order is total (the sample's position breaks ties), so it
+        // is the one a single sort gives. At 4096 hosts these were ~5 s of one core.
+        {
+          std::vector<std::uint32_t> names, places;
+          base::both([&] {
+                       names = ranks_of(samples, [](const Sample& s) -> std::string_view { return s.metric; },
+                                        [](std::string_view x, std::string_view y) { return x < y; });
+                     },
+                     [&] {
+                       places = ranks_of(samples, [](const Sample& s) -> std::string_view { return s.place; },
+                                         [](std::string_view x, std::string_view y) { return place::less(x, y); });
+                     });
+          for (std::size_t i = 0; i < samples.size(); ++i)
+            order[i] = {names[i], places[i], &samples[i].params.dump(), std::uint32_t(i)};
+        }
+        // Params are compared by their text; the journal reader interns them, so equal params are
+        // mostly one object and the pointers settle it.
+        auto same_params = [](const Ordered& x, const Ordered& y) {
+          return x.params == y.params || *x.params == *y.params;
+        };
+        auto ordered_less = [&](const Ordered& x, const Ordered& y) {
+          if (x.name != y.name) return x.name < y.name;
+          if (x.place != y.place) return x.place < y.place;
+          if (!same_params(x, y)) return *x.params < *y.params;
+          return x.sample < y.sample;
+        };
+        const auto half = order.begin() + std::ptrdiff_t(order.size() / 2);
+        base::both([&] { std::sort(order.begin(), half, ordered_less); },
+                   [&] { std::sort(half, order.end(), ordered_less); });
+        std::inplace_merge(order.begin(), half, order.end(), ordered_less);
+        auto same_group = [&](const Ordered& x, const Ordered& y) {
+          return x.name == y.name && x.place == y.place && same_params(x, y);
+        };
+        // Where each group begins in `order`: the metrics are made in two halves, one per thread, each
+        // into the slots of its own groups.
+        for (std::size_t i = 0; i < order.size(); ++i)
+          if (i == 0 || !same_group(order[i - 1], order[i])) group_begin.push_back(std::uint32_t(i));
+      });
   const std::size_t groups = group_begin.size();
   group_begin.push_back(std::uint32_t(order.size()));
-
-  std::vector<Metric> out;
-  // Room for the metrics the judge derives (fabric analysis, rdma counter rates), so that adding
-  // them does not move every metric to a new buffer while the old one is still held.
-  // Reserved pages that are never written cost no memory, so the room is generous: the rdma
-  // counters alone derive 18 metrics a port from 32 samples (suites/rdma_rates.cpp).
-  out.reserve(groups + groups / 2);
-  base::prefault_tail(out, groups);
-  out.resize(groups);
+  out.resize(groups);  // drops the slots no group took; the capacity stays
   // The metrics of groups [first_group, end_group) made into their slots, with scratch of their own.
   auto make = [&](std::size_t first_group, std::size_t end_group) {
     std::vector<double> values;
