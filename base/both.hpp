@@ -1,5 +1,6 @@
 // Two pieces of independent work at once: `other` on a thread of its own, `here` on the caller's.
 #pragma once
+#include <algorithm>
 #include <exception>
 #include <thread>
 #include <utility>
@@ -33,6 +34,16 @@ void both(Other&& other, Here&& here) {
   t.join();
   if (other_failed) std::rethrow_exception(other_failed);
   if (here_failed) std::rethrow_exception(here_failed);
+}
+
+// Sorts [first, last) by `less` with its two halves sorted side by side, then merged. Where
+// `less` orders every element apart (ties broken, as by position), the result is std::sort's;
+// where it does not, equal elements may end in another order, as with std::sort itself.
+template <class It, class Less>
+void sort_on_both(It first, It last, Less less) {
+  const It mid = first + (last - first) / 2;
+  both([&] { std::sort(first, mid, less); }, [&] { std::sort(mid, last, less); });
+  std::inplace_merge(first, mid, last, less);
 }
 
 }  // namespace ga::base

@@ -280,9 +280,7 @@ Report build_report(const JournalData& journal, const Judgement& judgement) {
     distinct.reserve(places.size());
     for (auto& [p, i] : places) distinct.push_back(&i);
     auto by_order = [](const PlaceInfo* a, const PlaceInfo* b) { return a->order < b->order; };
-    const auto mid = distinct.begin() + std::ptrdiff_t(distinct.size() / 2);
-    base::both([&] { std::sort(distinct.begin(), mid, by_order); }, [&] { std::sort(mid, distinct.end(), by_order); });
-    std::inplace_merge(distinct.begin(), mid, distinct.end(), by_order);
+    base::sort_on_both(distinct.begin(), distinct.end(), by_order);
     std::uint32_t rank = 0;
     for (std::size_t k = 0; k < distinct.size(); ++k) {
       if (k > 0 && by_order(distinct[k - 1], distinct[k])) ++rank;

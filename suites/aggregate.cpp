@@ -132,10 +132,7 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
           if (!same_params(x, y)) return *x.params < *y.params;
           return x.sample < y.sample;
         };
-        const auto half = order.begin() + std::ptrdiff_t(order.size() / 2);
-        base::both([&] { std::sort(order.begin(), half, ordered_less); },
-                   [&] { std::sort(half, order.end(), ordered_less); });
-        std::inplace_merge(order.begin(), half, order.end(), ordered_less);
+        base::sort_on_both(order.begin(), order.end(), ordered_less);
         auto same_group = [&](const Ordered& x, const Ordered& y) {
           return x.name == y.name && x.place == y.place && same_params(x, y);
         };
@@ -146,7 +143,15 @@ std::vector<Metric> aggregate(const std::vector<Sample>& samples, const MetricCa
       });
   const std::size_t groups = group_begin.size();
   group_begin.push_back(std::uint32_t(order.size()));
-  out.resize(groups);  // drops the slots no group took; the capacity stays
+  if (groups < samples.size() / 2) {
+    // Many samples a group (a probe's repetitions): most of the slots made early would stay
+    // written and unused for the judgement's life, so their memory is given back and the slots
+    // are made here, as many as there are groups.
+    std::vector<Metric>().swap(out);
+    out.reserve(groups + groups / 2);
+    base::prefault_tail(out, groups);
+  }
+  out.resize(groups);  // drops the slots no group took, or makes them after the swap above
   // The metrics of groups [first_group, end_group) made into their slots, with scratch of their own.
   auto make = [&](std::size_t first_group, std::size_t end_group) {
     std::vector<double> values;

@@ -1,10 +1,13 @@
 // base::both runs its two pieces of work at once, returns only when both are done, and throws
 // an error of either only after both have finished (other's first when both fail).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -68,6 +71,18 @@ TEST(Both, WhenBothFailOthersErrorIsThrown) {
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "other");
+  }
+}
+
+// Halves sorted side by side and merged give std::sort's order, at every length around the split.
+TEST(SortOnBoth, TheOrderOfOneSort) {
+  for (std::size_t n : {0u, 1u, 2u, 3u, 1000u, 1001u}) {
+    std::vector<std::pair<int, std::size_t>> v;  // (key, position): ties broken by position
+    for (std::size_t i = 0; i < n; ++i) v.emplace_back(int((i * 7919) % 97), i);
+    auto want = v;
+    std::sort(want.begin(), want.end());
+    base::sort_on_both(v.begin(), v.end(), std::less<>());
+    EXPECT_EQ(v, want) << n;
   }
 }
 
