@@ -6,10 +6,11 @@
 // (yield_when_idle: on a shared 2-core machine a spinning rank otherwise waits a scheduler tick)
 // The targets (issue 3): latency at 8 B and bandwidth at 4 MiB within 5% of the bare loop;
 // the 4096-host schedule in under 1 s.
-//   p2p_bench --exchanges: one pass of the probe's exchanges at its default limits, as
-// key=value lines, for scripts/bench-p2p-vs-imb.sh (against Intel MPI Benchmarks, issue 11):
-// latency 8 B, ping-pong 4 MiB (IMB PingPong's bandwidth: bytes / half a round trip), window
-// 4 MiB (the probe's p2p.bw, against IMB Uniband with the same window).
+//   p2p_bench --exchanges [lat8,pp4m,bw4m]: one pass of the probe's exchanges at its default
+// limits, as key=value lines, for scripts/bench-p2p-vs-imb.sh (against Intel MPI Benchmarks,
+// issue 11): latency 8 B, ping-pong 4 MiB (IMB PingPong's bandwidth: bytes / half a round trip),
+// window 4 MiB (the probe's p2p.bw, against IMB Uniband with the same window); all three unless
+// the second argument names some.
 #include <mpi.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,33 @@ double bare_latency_mean(int rank, int iters, int warmup) {
     }
   }
   return since(t0) / std::max(1, iters) / 2;
+}
+// The same blocking loop timed as the probe times its median: batches of `batch` round trips
+// between two clock reads, the median batch's one-way time. Against the probe's p50 this is
+// like with like (IMB's mean above also counts the round trips the scheduler stretched).
+double bare_latency_p50(int rank, int iters, int warmup, int batch) {
+  char buf[8] = {};
+  const int peer = 1 - rank;
+  std::vector<double> means;
+  means.reserve(static_cast<std::size_t>(iters / std::max(1, batch)) + 1);
+  Clock::time_point t0 = Clock::now();
+  for (int i = 0; i < warmup + iters; ++i) {
+    if (i >= warmup && (i - warmup) % batch == 0) {
+      const auto t = Clock::now();
+      if (i > warmup) means.push_back(std::chrono::duration<double>(t - t0).count() / batch / 2);
+      t0 = t;
+    }
+    if (rank == 0) {
+      MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+      MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+    }
+  }
+  if (means.empty()) return 0;
+  std::sort(means.begin(), means.end());
+  return means[means.size() / 2];
 }
 // one_buffer: every receive of the window into the same buffer, as osu_bw and IMB Uniband do
 // (erroneous MPI, and a destination that stays in cache); else distinct buffers, as the probe.
@@ -80,33 +109,70 @@ double mean_one_way(const ga::p2p::OneWaySamples& s) {
   return v.empty() ? 0 : sum / double(v.size());
 }
 
-void exchanges(int rank) {
+// `which` names the measures to run (lat8, pp4m, bw4m; empty: all three). One measure alone keeps
+// a run short, so the script can pair it tightly with IMB's run of the same measure: on this
+// machine the memory bandwidth drifts by tens of percent over a minute, and only runs a few
+// seconds apart see the same machine.
+void exchanges(int rank, const std::string& which) {
+  auto wanted = [&](const char* m) { return which.empty() || which.find(m) != std::string::npos; };
   const std::size_t big = std::size_t(4) << 20;
   MPI_Comm world = MPI_COMM_WORLD;
   ga::p2p::PairExchange ex(&world, big);
   const ga::p2p::ExchangeLimits lim;
   const int peer = 1 - rank;
-  MPI_Barrier(MPI_COMM_WORLD);
-  auto l = ex.latency(peer, rank == 0, 8, 0, lim);
-  MPI_Barrier(MPI_COMM_WORLD);
-  auto pp = ex.latency(peer, rank == 0, big, 1, lim);
-  MPI_Barrier(MPI_COMM_WORLD);
-  auto b = ex.bandwidth(peer, rank == 0, big, 2, lim);
+  std::string why;
+  std::optional<ga::p2p::LatencyResult> l, pp;
+  std::optional<ga::p2p::BandwidthResult> b;
+  double bare_p50 = 0, bare_mean = 0;
+  if (wanted("lat8")) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    l = ex.latency(peer, rank == 0, 8, 0, lim);
+    if (!l->completed) why += l->why;
+    // A control in the same process: the bare blocking loop, as many round trips, timed both
+    // ways (the probe's batch median and IMB's mean). Where ours and IMB differ but the control
+    // differs from IMB as much, the difference is between the programs, not in the probe's loop.
+    double n_iters = rank == 0 ? ga::p2p::summarize_latency(l->one_way_s).count : 0;
+    double batch = rank == 0 ? l->one_way_s.batch : 0;
+    MPI_Bcast(&n_iters, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&batch, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    bare_p50 = bare_latency_p50(rank, static_cast<int>(n_iters), lim.warmup, std::max(1, static_cast<int>(batch)));
+    MPI_Barrier(MPI_COMM_WORLD);
+    bare_mean = bare_latency_mean(rank, static_cast<int>(n_iters), lim.warmup);
+  }
+  if (wanted("pp4m")) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    pp = ex.latency(peer, rank == 0, big, 1, lim);
+    if (!pp->completed) why += pp->why;
+  }
+  if (wanted("bw4m")) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    b = ex.bandwidth(peer, rank == 0, big, 2, lim);
+    if (!b->completed) why += b->why;
+  }
   if (rank != 0) return;
-  if (!l.completed || !pp.completed || !b.completed) {
-    std::printf("error=%s%s%s\n", l.why.c_str(), pp.why.c_str(), b.why.c_str());
+  if (!why.empty()) {
+    std::printf("error=%s\n", why.c_str());
     return;
   }
-  const auto s = ga::p2p::summarize_latency(l.one_way_s), sp = ga::p2p::summarize_latency(pp.one_way_s);
   std::printf("shares_cores=%d\n", ex.shares_cores() ? 1 : 0);
-  std::printf("lat8_p50_us=%.4f\nlat8_p99_us=%.4f\nlat8_max_us=%.4f\nlat8_jitter_us=%.4f\n", s.p50 * 1e6,
-              s.p99 * 1e6, s.max * 1e6, s.jitter * 1e6);
-  std::printf("lat8_mean_us=%.4f\n", mean_one_way(l.one_way_s) * 1e6);
-  std::printf("lat8_round_trips=%d\nlat8_batch=%d\nlat8_singles=%zu\n", s.count, l.one_way_s.batch, l.one_way_s.size());
-  std::printf("pp4m_p50_us=%.3f\npp4m_MBps=%.1f\npp4m_mean_MBps=%.1f\npp4m_round_trips=%d\n", sp.p50 * 1e6,
-              double(big) / sp.p50 / 1e6, double(big) / mean_one_way(pp.one_way_s) / 1e6, sp.count);
-  std::printf("bw4m_MBps=%.1f\nbw4m_window=%d\nbw4m_windows=%d\n", b.bytes / b.seconds / 1e6,
-              ga::p2p::PairExchange::window_for(big), b.windows);
+  if (l) {
+    const auto s = ga::p2p::summarize_latency(l->one_way_s);
+    std::printf("lat8_p50_us=%.4f\nlat8_p99_us=%.4f\nlat8_max_us=%.4f\nlat8_jitter_us=%.4f\n", s.p50 * 1e6,
+                s.p99 * 1e6, s.max * 1e6, s.jitter * 1e6);
+    std::printf("lat8_mean_us=%.4f\n", mean_one_way(l->one_way_s) * 1e6);
+    std::printf("lat8_round_trips=%d\nlat8_batch=%d\nlat8_singles=%zu\n", s.count, l->one_way_s.batch,
+                l->one_way_s.size());
+    std::printf("lat8_bare_p50_us=%.4f\nlat8_bare_mean_us=%.4f\n", bare_p50 * 1e6, bare_mean * 1e6);
+  }
+  if (pp) {
+    const auto sp = ga::p2p::summarize_latency(pp->one_way_s);
+    std::printf("pp4m_p50_us=%.3f\npp4m_MBps=%.1f\npp4m_mean_MBps=%.1f\npp4m_round_trips=%d\n", sp.p50 * 1e6,
+                double(big) / sp.p50 / 1e6, double(big) / mean_one_way(pp->one_way_s) / 1e6, sp.count);
+  }
+  if (b)
+    std::printf("bw4m_MBps=%.1f\nbw4m_window=%d\nbw4m_windows=%d\n", b->bytes / b->seconds / 1e6,
+                ga::p2p::PairExchange::window_for(big), b->windows);
 }
 
 double median(std::vector<double> v) {
@@ -146,7 +212,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (argc > 1 && std::string(argv[1]) == "--exchanges") {
-    exchanges(rank);
+    exchanges(rank, argc > 2 ? argv[2] : "");
     MPI_Finalize();
     return 0;
   }
@@ -159,7 +225,7 @@ int main(int argc, char** argv) {
   ga::p2p::ExchangeLimits lim;  // the probe's defaults: 0.2 s measured, 10 warm-up round trips
   const int peer = 1 - rank;
 
-  std::vector<double> bare_lat, probe_lat, bare_bws, bare1_bws, probe_bws, probe_pair_s;
+  std::vector<double> bare_lat, bare_lat50, probe_lat, bare_bws, bare1_bws, probe_bws, probe_pair_s;
   for (int r = 0; r < repeats; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     auto l = ex.latency(peer, rank == 0, 8, 4 * r, lim);
@@ -167,6 +233,8 @@ int main(int argc, char** argv) {
     MPI_Bcast(&n_iters, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);  // the bare loop does as many
     MPI_Barrier(MPI_COMM_WORLD);
     bare_lat.push_back(bare_latency_mean(rank, static_cast<int>(n_iters), lim.warmup));
+    MPI_Barrier(MPI_COMM_WORLD);
+    bare_lat50.push_back(bare_latency_p50(rank, static_cast<int>(n_iters), lim.warmup, 16));
     if (rank == 0) probe_lat.push_back(ga::p2p::summarize_latency(l.one_way_s).p50);
 
     MPI_Barrier(MPI_COMM_WORLD);
@@ -200,6 +268,11 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < bare_bws.size(); ++i) br.push_back(probe_bws[i] / bare_bws[i]);
     std::printf("%-22s %14s %14s %10s %16s\n", "", "", "", "", "median of ratios");
     std::printf("%-22s %11.3f us %11.3f us %10.3f %16.3f  (bare: mean, as IMB)\n", "latency p50, 8 B", bl * 1e6, pl * 1e6, pl / bl, median(lr));
+    std::vector<double> l50r;
+    for (std::size_t i = 0; i < bare_lat50.size(); ++i) l50r.push_back(probe_lat[i] / bare_lat50[i]);
+    const double bl50 = median(bare_lat50);
+    std::printf("%-22s %11.3f us %11.3f us %10.3f %16.3f  (bare: median of 16-round-trip batches, as the probe)\n",
+                "latency p50, 8 B", bl50 * 1e6, pl * 1e6, pl / bl50, median(l50r));
     std::printf("%-22s %9.3f GB/s %9.3f GB/s %10.3f %16.3f\n", "bandwidth, 4 MiB", bb / 1e9, pb / 1e9, pb / bb, median(br));
     std::vector<double> b1r;
     for (std::size_t i = 0; i < bare1_bws.size(); ++i) b1r.push_back(probe_bws[i] / bare1_bws[i]);
