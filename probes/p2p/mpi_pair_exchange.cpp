@@ -138,8 +138,8 @@ struct PairExchange::Impl {
     }
   }
 
-  // A round trip's wait: the same, one request at a time in the order posted (the pong's
-  // receive first; once it is in, the ping's send is done too). MPI_Test on one request is
+  // A round trip's wait: the same, one request at a time in the order posted (the ping's send,
+  // done at once for a small message, then the pong's receive). MPI_Test on one request is
   // cheaper per poll than MPI_Testall on two, which is the round trip's own cost here (3-5% of
   // an 8 B shared-memory round trip). A completed request is null, so abandon() skips it.
   bool wait_in_order(Pending& p, Clock::time_point hard) {
@@ -265,15 +265,19 @@ LatencyResult PairExchange::latency(int peer, bool initiator, std::size_t size, 
   const auto hard = after(*met, lim.limit_s);
   Pending p;
   if (initiator) {
-    // One round trip: the ping carries its sequence number, the pong echoes it.
+    // One round trip: the ping carries its sequence number, the pong echoes it. The ping goes
+    // first and the pong's receive is posted while it travels: posted before, its cost sat
+    // between the clock and the ping's departure, and the probe's 8 B median read 5% above a
+    // blocking MPI_Send/MPI_Recv loop's in the same process (40 runs each, paired: 0.949 after).
+    // A pong that arrives before its receive is posted waits in MPI's unexpected queue.
     std::int64_t i = 0;
     auto round_trip = [&]() -> bool {
       std::memcpy(sbuf, &i, 8);
       MPI_Request r;
-      check(MPI_Irecv(rbuf, n, MPI_BYTE, peer, m.tag(slot, kPong), m.comm, &r), "MPI_Irecv");
-      p.add(r, true);
       check(MPI_Isend(sbuf, n, MPI_BYTE, peer, m.tag(slot, kPing), m.comm, &r), "MPI_Isend");
       p.add(r, false);
+      check(MPI_Irecv(rbuf, n, MPI_BYTE, peer, m.tag(slot, kPong), m.comm, &r), "MPI_Irecv");
+      p.add(r, true);
       if (!m.wait_in_order(p, hard)) {
         m.abandon(p);
         res.why = "no reply within " + std::to_string(lim.limit_s) + " s after " + std::to_string(i) + " round trips";
