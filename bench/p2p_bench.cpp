@@ -32,45 +32,38 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // ---- the bare reference: blocking MPI, nothing else (about 30 lines) ----
+// One round trip of IMB PingPong's loop: blocking sends and receives, nothing else.
+void bare_round_trip(int rank, char (&buf)[8]) {
+  const int peer = 1 - rank;
+  if (rank == 0) {
+    MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+    MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+  }
+}
 // Latency as IMB PingPong takes it: the whole loop between two clock reads, / iterations / 2.
 double bare_latency_mean(int rank, int iters, int warmup) {
   char buf[8] = {};
-  const int peer = 1 - rank;
-  Clock::time_point t0 = Clock::now();
-  for (int i = 0; i < warmup + iters; ++i) {
-    if (i == warmup) t0 = Clock::now();
-    if (rank == 0) {
-      MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
-      MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
-    }
-  }
+  for (int i = 0; i < warmup; ++i) bare_round_trip(rank, buf);
+  const Clock::time_point t0 = Clock::now();
+  for (int i = 0; i < iters; ++i) bare_round_trip(rank, buf);
   return since(t0) / std::max(1, iters) / 2;
 }
-// The same blocking loop timed as the probe times its median: batches of `batch` round trips
-// between two clock reads, the median batch's one-way time. Against the probe's p50 this is
-// like with like (IMB's mean above also counts the round trips the scheduler stretched).
+// The same loop timed as the probe times its median: batches of `batch` round trips between
+// two clock reads, the median batch's one-way time. Against the probe's p50 this is like with
+// like (IMB's mean above also counts the round trips the scheduler stretched).
 double bare_latency_p50(int rank, int iters, int warmup, int batch) {
   char buf[8] = {};
-  const int peer = 1 - rank;
+  batch = std::max(1, batch);
+  for (int i = 0; i < warmup; ++i) bare_round_trip(rank, buf);
   std::vector<double> means;
-  means.reserve(static_cast<std::size_t>(iters / std::max(1, batch)) + 1);
-  Clock::time_point t0 = Clock::now();
-  for (int i = 0; i < warmup + iters; ++i) {
-    if (i >= warmup && (i - warmup) % batch == 0) {
-      const auto t = Clock::now();
-      if (i > warmup) means.push_back(std::chrono::duration<double>(t - t0).count() / batch / 2);
-      t0 = t;
-    }
-    if (rank == 0) {
-      MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
-      MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
-    }
+  means.reserve(static_cast<std::size_t>(iters / batch) + 1);
+  for (int done = 0; done + batch <= iters; done += batch) {
+    const Clock::time_point t0 = Clock::now();
+    for (int k = 0; k < batch; ++k) bare_round_trip(rank, buf);
+    means.push_back(since(t0) / batch / 2);
   }
   if (means.empty()) return 0;
   std::sort(means.begin(), means.end());
