@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "app/commands.hpp"
-#include "probes/gpu/gpu_identity.hpp"
+#include "probes/devices/gpu_identity.hpp"
 #include "probes/harness/process_state.hpp"
 #include "probes/vendor/gpu_libraries.hpp"
 #include "reports/bad_hosts.hpp"
@@ -109,7 +109,7 @@ topo::ClusterTopology gather_topology(Comm& world, const Layout& l, const std::s
     nlohmann::json j;
     try {
       auto h = topo::discover_local(host, sysfs_root);
-      // The GPUs' UUID and serial, so that the report names the card (probes/gpu/gpu_identity.hpp);
+      // The GPUs' UUID and serial, so that the report names the card (probes/devices/gpu_identity.hpp);
       // NVML as the gpu probe finds it without suite params ($GPUACCEPT_NVML_LIBRARY, the driver's).
       gpu::add_gpu_identities(h, sysfs_root, gpu::library_paths(nlohmann::json::object()).nvml);
       j = topo::to_json(h);

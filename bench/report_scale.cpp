@@ -9,7 +9,8 @@
 // unit its probe declares. Then does what `gpuaccept judge DIR` does: reads the journal back,
 // judges it with its criteria and the build's declarations, writes report.json, report.md,
 // report.html and report.junit.xml, and prints each step's wall time and the peak RSS after it
-// (--writers-alone: each text writer again alone). Targets: docs/measurements.md.
+// (--writers-alone: each text writer again alone). Targets and figures:
+// docs/performance.md#report_scale-at-4096-hosts.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -32,7 +33,7 @@
 #include "probes/journal.hpp"
 #include "probes/p2p/p2p_params.hpp"
 #include "probes/probe.hpp"
-#include "probes/rdma/port_inventory.hpp"
+#include "probes/devices/port_inventory.hpp"
 #include "reports/report.hpp"
 #include "suites/criteria.hpp"
 #include "suites/judge.hpp"

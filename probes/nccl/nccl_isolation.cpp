@@ -11,7 +11,7 @@
 #include "base/units.hpp"
 #include "probes/harness/isolation.hpp"
 #include "probes/harness/sweep.hpp"
-#include "probes/nccl/comm_split.hpp"
+#include "probes/harness/comm_split.hpp"
 #include "probes/nccl/nccl_backend.hpp"
 #include "topology/place.hpp"
 

@@ -21,8 +21,8 @@
 #include <map>
 #include <sstream>
 
-#include "probes/gpu/memory_share.hpp"
-#include "probes/nccl/comm_split.hpp"
+#include "probes/devices/memory_share.hpp"
+#include "probes/harness/comm_split.hpp"
 #include "probes/vendor/cuda_driver.hpp"
 #include "probes/devices/gpu_assign.hpp"
 #include "probes/devices/gpu_models.hpp"
@@ -31,7 +31,7 @@
 #include "probes/nccl/nccl_backend.hpp"
 #include "probes/nccl/nccl_isolation.hpp"
 #include "probes/nccl/nccl_log.hpp"
-#include "probes/rdma/port_inventory.hpp"
+#include "probes/devices/port_inventory.hpp"
 #include "probes/harness/sweep.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"

@@ -24,7 +24,7 @@
 #include "probes/p2p/latency_stats.hpp"
 #include "probes/p2p/p2p_params.hpp"
 #include "probes/p2p/transport_maps.hpp"
-#include "probes/rdma/port_inventory.hpp"
+#include "probes/devices/port_inventory.hpp"
 #include "probes/p2p/pair_exchange.hpp"
 #include "probes/p2p/retest_plan.hpp"
 #include "probes/probe.hpp"
@@ -259,10 +259,10 @@ class P2pProbe final : public Probe {
     // turns too: its limit is a turn's, the lag it waits out is not). The lag is the barrier's,
     // not the pair's, and it does not shrink with the share: over TCP a lost packet of a lossy
     // host costs 200 ms, 400, 800 (backing off), a lost SYN 1 s; fake hosts saw 1 s once in 4
-    // runs of a 10% lossy host (docs/measurements.md). A measurement takes about half its limit
-    // (target_s), which is where short waits come from; a peer that never comes costs its
-    // pair's turn the whole wait, and where that is a dead link the round's barriers wait on
-    // it too.
+    // runs of a 10% lossy host (docs/performance.md#the-fake-host-harness-and-ci). A measurement
+    // takes about half its limit (target_s), which is where short waits come from; a peer that
+    // never comes costs its pair's turn the whole wait, and where that is a dead link the round's
+    // barriers wait on it too.
     lim.arrive_s = std::max(lim.limit_s, 2.0);
     // A latency phase takes as many turns as its round's pairs need lanes (spin_lanes, below):
     // each turn gets its share of the phase's time, planned for the most turns (a round with

@@ -11,7 +11,7 @@
 #include "probes/harness/pair_schedule.hpp"
 #include "probes/probe.hpp"
 #include "probes/rdma/pair_traffic.hpp"
-#include "probes/rdma/port_inventory.hpp"
+#include "probes/devices/port_inventory.hpp"
 #include "probes/rdma/rdma_probe.hpp"
 #include "probes/rdma/transport.hpp"
 #include "topology/place.hpp"
@@ -86,7 +86,7 @@ class RdmaProbe final : public Probe {
         // the rise and rates (suites/rdma_rates.hpp), declared here as the samples' owner.
         {"rdma.counter.*", unit::count, Better::none,
          "one port error counter as read (params read: start or end of the run); suffix: the counter "
-         "(symbol_error, link_downed, port_rcv_errors, out_of_sequence ... in probes/rdma/port_inventory.cpp)"},
+         "(symbol_error, link_downed, port_rcv_errors, out_of_sequence ... in probes/devices/port_inventory.cpp)"},
         {"rdma.counters_read_at", unit::seconds, Better::none,
          "when the host read its port counters, on its monotonic clock (params read: start or end of the run)"},
         {"rdma.counter_rise.*", unit::count, Better::lower,

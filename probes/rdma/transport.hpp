@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/rdma/port_inventory.hpp"
+#include "probes/devices/port_inventory.hpp"
 
 namespace ga {
 class Comm;

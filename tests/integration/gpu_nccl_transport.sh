@@ -97,7 +97,7 @@ log "mpirun exit $rc"
 run_output "$GA_TMP/run2"
 check "report written" test -s "$r"
 # The fake hosts' topology now lists their GPUs with the nearest NICs of the recorded tree
-# (probes/gpu/gpu_identity.cpp): gpu:1's are mlx5_4..7, and the fake NCCL's log says every rank
+# (probes/devices/gpu_identity.cpp): gpu:1's are mlx5_4..7, and the fake NCCL's log says every rank
 # used mlx5_0, so the NIC check fails there (an error: exit 1), and only there.
 check "exit 1: NCCL used a NIC off gpu:1's switch (exit $rc)" test "$rc" -eq 1
 check "nccl.transport.nic_near_gpu fails at gpu:1 of both hosts alone ($(places_of nccl.transport.nic_near_gpu fail))" \

@@ -4,7 +4,7 @@
 #include "probes/devices/gpu_assign.hpp"
 #include "probes/devices/gpu_models.hpp"
 #include "probes/vendor/nvml_api.hpp"
-#include "probes/gpu/xid_log.hpp"
+#include "probes/devices/xid_log.hpp"
 
 namespace {
 

@@ -2,14 +2,14 @@
 // the gpu probe's identity samples and run-level readings on the fake NVML (its nvlink_crc
 // fault makes link 0's CRC counters rise between any two reads), the rises and rates the judge
 // derives from them (suites/rdma_rates.hpp), the built-in criteria on those rates, and the
-// identities the topology carries to the report (probes/gpu/gpu_identity.hpp).
+// identities the topology carries to the report (probes/devices/gpu_identity.hpp).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <set>
 #include <thread>
 
-#include "probes/gpu/gpu_identity.hpp"
+#include "probes/devices/gpu_identity.hpp"
 #include "probes_gpu_fixture.hpp"
 #include "suites/rdma_rates.hpp"
 #include "suites_fixture.hpp"

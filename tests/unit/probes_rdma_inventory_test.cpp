@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "probes/rdma/port_inventory.hpp"
+#include "probes/devices/port_inventory.hpp"
 
 namespace ga::rdma {
 namespace {

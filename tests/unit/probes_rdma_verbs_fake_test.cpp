@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "probes/rdma/pair_traffic.hpp"
-#include "probes/rdma/port_inventory.hpp"
+#include "probes/devices/port_inventory.hpp"
 #include "probes/rdma/transport.hpp"
 
 namespace ga::rdma {

@@ -1,4 +1,4 @@
-#include "probes/gpu/gpu_identity.hpp"
+#include "probes/devices/gpu_identity.hpp"
 
 #include "probes/devices/gpu_presence.hpp"
 #include "probes/vendor/nvml_api.hpp"

@@ -1,4 +1,4 @@
-#include "probes/gpu/xid_log.hpp"
+#include "probes/devices/xid_log.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "probes/gpu/memory_share.hpp"
+#include "probes/devices/memory_share.hpp"
 
 #include <fstream>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "probes/nccl/comm_split.hpp"
+#include "probes/harness/comm_split.hpp"
 
 #include <stdexcept>
 
@@ -8,7 +8,7 @@
 #include "probes/harness/mpi_comm.hpp"
 #endif
 
-namespace ga::gpu {
+namespace ga {
 
 std::unique_ptr<Comm> split_comm(Comm& parent, int color, int key) {
   if (!parent.native()) {
@@ -27,4 +27,4 @@ std::unique_ptr<Comm> split_comm(Comm& parent, int color, int key) {
 #endif
 }
 
-}  // namespace ga::gpu
+}  // namespace ga

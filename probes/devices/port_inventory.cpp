@@ -1,4 +1,4 @@
-#include "probes/rdma/port_inventory.hpp"
+#include "probes/devices/port_inventory.hpp"
 
 #include <algorithm>
 #include <cctype>
