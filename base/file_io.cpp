@@ -118,7 +118,7 @@ void AtomicFile::write(const void* data, std::size_t n) {
 // reports any write error. Why they pay here: in the virtual machines this was measured on,
 // a page the guest had never used costs a trap to the hypervisor on first write, and a 1.4
 // GiB file written through fresh cache pages took 2.7-3.1 s (1.9-2.2 s of it the kernel's
-// copy); written this way, 1.0 s (0.2 s) (docs/measurements.md).
+// copy); written this way, 1.0 s (0.2 s) (docs/performance.md#report_scale-at-4096-hosts).
 void AtomicFile::stream_out() {
   while (written_ - sent_ >= kStreamWindow) {
     (void)::sync_file_range(fd_, static_cast<off_t>(sent_), kStreamWindow, SYNC_FILE_RANGE_WRITE);

@@ -5,7 +5,8 @@
 // complete, a reference's words) that are absent in nearly all of them. As std::optional they
 // were a third of a Verdict and a quarter of a Metric, and every pass over those millions
 // (making them, moving them, writing them out) went over those bytes too; in a virtual machine
-// the first write of fresh memory is what the judge mostly waits on (docs/measurements.md).
+// the first write of fresh memory is what the judge mostly waits on
+// (docs/performance.md#report_scale-at-4096-hosts).
 // Here an absent text is a null pointer, a present one a string of its own on the heap.
 //
 // It behaves as std::optional<std::string> does where the project uses one: value semantics

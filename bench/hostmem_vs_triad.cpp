@@ -1,7 +1,7 @@
 // hostmem against a plain -O3 triad, in one run on this machine: the probe's kernel with its
 // hwloc binding and bound allocations, and a bare loop over new[] arrays with the same
 // thread count, array size and byte accounting. Prints a table; the target is the probe
-// within 10% of the bare loop (docs/measurements.md).
+// within 10% of the bare loop (docs/performance.md#hostmem-against-a-plain-triad-loop).
 //   usage: hostmem_vs_triad [array_mib=64] [rounds=7]
 #include <hwloc.h>
 

@@ -80,7 +80,8 @@ bool plain(const std::string& s) {
 
 // The same bytes as dump(metric_json(m)) and dump(verdict_json(v)), written field by field
 // without building the object first: the keys in the order an object sorts them, each value
-// through the same serializer. At 4096 hosts that is 6 million lines (docs/measurements.md),
+// through the same serializer. At 4096 hosts that is 6 million lines
+// (docs/performance.md#report_scale-at-4096-hosts),
 // so the common cases skip the serializer where its output is known: a plain string is
 // quoted as it is, an integer is its decimal digits, params and bounds are copied (to clean
 // them) only when they hold a non-finite number.

@@ -3,8 +3,8 @@
 # the `gpu` suite on this host's GPUs, print a table, and measure a reference on the same GPUs
 # in the same run (PyTorch copy and matmul when torch imports; nvbandwidth and nccl-tests'
 # all_reduce_perf when they are on the PATH), so the two can be put side by side in
-# docs/measurements.md. The gpu suite includes resume-gpu: the first time the job's PTX is
-# compiled by a real driver and its result held against the host reference.
+# docs/performance.md#on-a-real-gpu. The gpu suite includes resume-gpu: the first time the job's
+# PTX is compiled by a real driver and its result held against the host reference.
 #
 # Needs: the CUDA toolkit (headers; libcuda from the driver; cuBLAS; NCCL where the host has
 # one), cmake, a C++20 compiler and the Debian build packages of scripts/install-deps.sh minus

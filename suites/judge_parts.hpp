@@ -116,7 +116,8 @@ class BoundResolver {
   mutable std::optional<std::optional<double>> mad_;  // outer: computed yet
   // Built once: the members of each group, in place order. Votes are counted on first use
   // and kept, so judging N hosts costs O(N) rather than O(N^2) (1024 hosts x 8 GPUs took
-  // half a minute before, see docs/measurements.md).
+  // half a minute before: `git log -p -- docs/measurements.md`; today's figures are in
+  // docs/performance.md#report_scale-at-4096-hosts).
   std::unordered_map<std::string, std::vector<std::size_t>> groups_;
   mutable std::unordered_map<std::string, Vote> votes_;  // key: numeric flag + group key
 };

@@ -12,7 +12,8 @@ for i in 1 2 3 4 5; do
   n_lat=$(jq -s '[.[] | select(.type == "sample" and .metric == "p2p.latency_p50" and .params.pass == 1)] | length' "$dir/samples.jsonl")
   n_bw=$(jq -s '[.[] | select(.type == "sample" and .metric == "p2p.bw" and .params.pass == 1)] | length' "$dir/samples.jsonl")
   check "clean run $i measured 12 directions (latency $n_lat, bandwidth $n_bw)" [ "$n_lat" = 12 ] && [ "$n_bw" = 12 ]
-  # The worst healthy ratios, for docs/measurements.md (how far the tolerances are from noise).
+  # The worst healthy ratios, for docs/performance.md#p2p-probe-overhead-schedule-and-noise (how
+  # far the tolerances are from noise).
   log "run $i: $(jq -r '[.metrics[] | select(.metric | test("p2p.(host|link)_slowdown")) | .value] | max' "$dir/report.json")x worst slowdown;" \
       "median latency $(jq -r '[.metrics[] | select(.metric == "p2p.latency_median") | .value][0]' "$dir/report.json") s," \
       "bw $(jq -r '[.metrics[] | select(.metric == "p2p.bw_median") | .value][0]' "$dir/report.json") B/s"

@@ -35,8 +35,8 @@ YAML
 # isolate_iters 20 of 256 KiB, not 3 of 1 MiB: the best of three 3-iteration runs picked lucky
 # figures (healthy pairs 0.6-3.7 GB/s in one clean run, endpoints up to 2.6x, and 3.12x once in
 # CI), while 20 iterations put them at 0.4-1.4 GB/s and every endpoint within 1.32x of the
-# reference (4 clean runs each, docs/measurements.md). A rate-limited pair takes about as long
-# as before (20 x 256 KiB against 3 x 1 MiB).
+# reference (4 clean runs each, docs/performance.md#gpu-and-nccl-on-the-fakes). A rate-limited
+# pair takes about as long as before (20 x 256 KiB against 3 x 1 MiB).
 
 # The built-in criteria, with nccl.rail.busbw and nccl.link.busbw at 3x instead of 1.5x: on the
 # fake hosts every pair shares the same 2 cores, and healthy pairs measured here spread up to

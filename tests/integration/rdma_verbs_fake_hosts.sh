@@ -61,7 +61,7 @@ check "clean: 6 latencies through verbs, each > 0: [$(echo $lat)]" \
   test "$(awk '$1=="verbs" && $2>0' <<<"$lat" | wc -l)" = 6
 check "clean: the data path says it is the verbs path with its caveat" \
   grep -q "not been validated on RDMA hardware" <<<"$(jqr "$r" '[.metrics[] | select(.metric=="rdma.data_path") | .text] | join(" ")')"
-# For docs/measurements.md (the fake's numbers, not hardware's).
+# For docs/performance.md#rdma-through-the-fake-libibverbs (the fake's numbers, not hardware's).
 log "fake bandwidth (B/s): $(awk '{print $2}' <<<"$bw" | sort -g | tr '\n' ' ')"
 log "fake latency (s): $(awk '{print $2}' <<<"$lat" | sort -g | tr '\n' ' ')"
 
