@@ -149,7 +149,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       ->capture_default_str();
   run->add_option("--rerun", cl.run.rerun,
                   "Re-test DIR's node-fault and inconclusive hosts (launch on rerun-plan's hosts): its suite unless --suite "
-                  "says otherwise; the report merges both runs (campaign.md, campaign.json, bad-hosts.txt)")
+                  "says otherwise, its recorded criteria unless --criteria or --criteria-profile does; the report merges both "
+                  "runs (campaign.md, campaign.json, bad-hosts.txt), clearing a host only where this run passed every "
+                  "criterion it had failed, at the same place")
       ->type_name("DIR");
   auto report_check = CLI::Validator(
       [](std::string& v) {
@@ -200,7 +202,18 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       ->type_name("DIR");
   health->add_flag("--drain", cl.health.drain,
                    "On a node fault, drain this node (scontrol, reason \"gpuaccept: health: ...\"), never on exit 2; "
-                   "healthy, resume it if a health check drained it");
+                   "healthy, resume it if a health check drained it; drains nothing once --max-share of the node's "
+                   "partition is drained by gpuaccept (then exit 1, saying why)");
+  health->add_flag("--prolog", cl.health.prolog,
+                   "For Slurm's Prolog, which drains on exit 1: on a node fault with the partition at --max-share, "
+                   "print why and exit 0 so slurmd drains nothing either");
+  health->add_option("--max-share", cl.health.max_share,
+                     "The fleet cap of --drain and --prolog: the share of the node's partition(s) already drained with "
+                     "a gpuaccept reason at which this check drains nothing (asked of sinfo; Slurm unreachable: exit 2). "
+                     "Not drain's --max-share, which caps one run's drains at 0.5 of that run's hosts")
+      ->type_name("FRACTION")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   health->add_option("--timeout", cl.health.timeout_s, "The whole check's deadline; past it, exit 2")
       ->type_name("SECONDS")
       ->check(CLI::Validator([](std::string& v) { return positive_seconds(v); }, ""))
@@ -276,6 +289,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       ->type_name("FILE");
   launch->add_option("--hosts", cl.launch.hosts, "The hosts")->type_name("H1,H2,...");
   launch->add_flag("--slurm", cl.launch.slurm, "srun inside the allocation (its nodes) instead of mpirun");
+  launch->add_flag("--job-tasks", cl.launch.job_tasks,
+                   "With --slurm: the tasks the job asked for (sbatch -n / --ntasks-per-node), as Slurm lays them out, "
+                   "instead of --ranks-per-host on every node");
   launch->add_option("--ranks-per-host", cl.launch.ranks_per_host,
                      "Ranks on each host (default: one per GPU Slurm gives, SLURM_GPUS_ON_NODE, else 1)")
       ->type_name("N")
@@ -299,7 +315,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   drain->add_flag("--apply", cl.drain.apply, "Run the scontrol lines (needs Slurm's admin rights)");
   drain->add_flag("--force", cl.drain.force, "Drain even more than --max-share of the run's hosts");
   drain->add_option("--max-share", cl.drain.max_share,
-                    "With --apply, refuse to drain more than this share of the judged hosts")
+                    "With --apply, refuse to drain more than this share of the run's hosts (one run's drains; "
+                    "health's --max-share, 0.1, caps the drains of every health check of a partition together)")
       ->type_name("FRACTION")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();

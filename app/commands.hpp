@@ -46,6 +46,8 @@ struct HealthOptions {
   std::string expect_topology;          // "" = none
   std::string out;                      // "" = nothing written: the journal lives in a temporary directory
   bool drain = false;                   // drain this node on a node fault (never on exit 2); resume its own drain when healthy
+  bool prolog = false;                  // Slurm's Prolog drains on exit 1: over the fleet cap, exit 0 instead
+  double max_share = 0.1;               // the fleet cap: no drain once this share of the partition is drained by gpuaccept
   double timeout_s = 45;                // the whole check's deadline: under Slurm's 60 s kill
   std::vector<std::string> skip;        // probes of the health suite left out (inventory, topology, gpu, rdma, clock)
   std::vector<std::string> overrides;   // --set probe.key=value
@@ -102,6 +104,7 @@ struct LaunchOptions {
   std::string hostfile;                 // one host per line ("host slots=N" reads as host)
   std::string hosts;                    // h1,h2,...
   bool slurm = false;                   // srun inside the allocation instead of mpirun
+  bool job_tasks = false;               // --slurm: the tasks the job asked for (sbatch -n), as Slurm lays them out
   int ranks_per_host = 0;               // 0: SLURM_GPUS_ON_NODE, else 1
   bool oversubscribe = false;           // more ranks than cores (laptops, CI)
   bool no_bind = false;                 // no NUMA binding (ranks sharing one machine's cores)

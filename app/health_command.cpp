@@ -10,7 +10,8 @@
 // `gpuaccept judge DIR` re-judges it by the same subset (the journal records it).
 //
 // Exit codes, fewer than run's, because Slurm acts on fewer: 0 healthy, 1 a node fault (drain),
-// 2 its own failure (a bad flag or file, a tool error, its own --timeout). Inconclusive
+// 2 its own failure (a bad flag or file, a tool error, its own --timeout, Slurm not answering
+// the fleet cap's question). With --prolog, a node fault over the fleet cap exits 0. Inconclusive
 // evidence (nothing confirmed) exits 0 with a line saying so: a health check that drains on
 // suspicion drains good nodes. Only a node fault is drained with --drain, never exit 2.
 #include <unistd.h>
@@ -50,7 +51,8 @@ const std::vector<std::string>& health_criteria() {
   static const std::vector<std::string> names = {
       "topology.expected",
       "gpu.pcie.gen_at_max",  "gpu.pcie.width_at_max", "gpu.ecc.uncorrected", "gpu.remap.failure",
-      "gpu.remap.pending",    "gpu.xid",               "gpu.nvlink.all_active", "gpu.throttle.hardware",
+      "gpu.remap.pending",    "gpu.xid",               "gpu.xid_app",           "gpu.nvlink.all_active",
+      "gpu.throttle.hardware",
       "rdma.port.active",     "rdma.rate.infiniband_median",
       "clock.synchronized",
   };
@@ -188,6 +190,45 @@ void resume_own_drain() {
   }
 }
 
+// The fleet cap: a health check that drains by itself is one bad release (a driver, an Xid
+// table, a criterion) away from draining every node it runs on. Before it drains, it asks Slurm
+// how many nodes of its partitions gpuaccept has drained already (any gpuaccept reason, health's
+// or `gpuaccept drain`'s); at or above max_share of them it drains nothing. Checks that run at
+// the same moment each see the count before the others' drains, so together they can overshoot
+// the cap by their number (docs/slurm.md). Throws when Slurm cannot say: then nothing is drained.
+struct FleetCap {
+  bool reached = false;
+  std::string why;
+};
+
+FleetCap fleet_cap(double max_share) {
+  const std::string node = node_name();
+  auto ask = [](const std::vector<std::string>& argv) {
+    std::string out;
+    if (const int rc = run_argv(argv, &out); rc != 0)
+      throw std::runtime_error(launch::shell_line(argv) + " failed (exit " + std::to_string(rc) + ")");
+    return out;
+  };
+  const auto parts_argv = launch::sinfo_partitions_argv(node);
+  const auto parts = launch::parse_sinfo_partitions(ask(parts_argv));
+  if (parts.empty()) throw std::runtime_error(launch::shell_line(parts_argv) + ": " + node + " is in no partition");
+  const auto nodes_argv = launch::sinfo_partition_nodes_argv(parts);
+  const auto nodes = launch::parse_sinfo_nodes(ask(nodes_argv));
+  if (nodes.empty()) throw std::runtime_error(launch::shell_line(nodes_argv) + " listed no node");
+  const auto drained = static_cast<std::size_t>(std::count_if(
+      nodes.begin(), nodes.end(), [&](const launch::NodeState& n) { return n.name != node && n.drained_by_gpuaccept(); }));
+  const double share = double(drained) / double(nodes.size());
+  std::string list;
+  for (const auto& p : parts) list += (list.empty() ? "" : ",") + p;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f%%, --max-share %g", share * 100, max_share);
+  FleetCap c;
+  c.reached = share >= max_share;
+  c.why = std::to_string(drained) + " of the " + std::to_string(nodes.size()) + " nodes of partition " + list +
+          " already drained by gpuaccept (" + buf + ")";
+  return c;
+}
+
 }  // namespace
 
 int health_command(const HealthOptions& o) {
@@ -315,6 +356,25 @@ int health_command(const HealthOptions& o) {
   }
   say(host + " " + word + " (" + r.summary_line + ") in " + seconds_text(t0) +
       (d.temporary() ? "" : "; report " + (fs::path(d.path()) / "report.md").string()));
+  if (code == kDrain && (o.drain || o.prolog)) {
+    decided = kOwnFailure;  // sinfo not answering within --timeout: Slurm unreachable, nothing drained
+    watch.arm("fleet cap", o.timeout_s);
+    FleetCap cap;
+    try {
+      cap = fleet_cap(o.max_share);
+    } catch (const std::exception& e) {
+      watch.disarm();
+      say(std::string("tool error: not drained, Slurm could not say how much of the partition is drained (the fleet cap): ") +
+          e.what());
+      return kOwnFailure;
+    }
+    watch.disarm();
+    if (cap.reached) {
+      say("not drained: " + cap.why + "; the node fault above stands: look at the fleet before draining more" +
+          (o.prolog ? " (--prolog: exit 0, so slurmd drains nothing either)" : ""));
+      return o.prolog ? kHealthy : kDrain;
+    }
+  }
   if (o.drain && (code == kDrain || r.exit_code == kExitPass)) {
     decided = code;
     watch.arm(code == kDrain ? "drain" : "resume", o.timeout_s);  // scontrol and sinfo wait for slurmctld, which may not answer

@@ -82,6 +82,10 @@ launch::Request launch_request(const LaunchOptions& o) {
   if (!o.hostfile.empty()) r.hosts = read_hostfile(o.hostfile);
   else if (!o.hosts.empty()) r.hosts = split_hosts(o.hosts);
   r.ranks_per_host = o.ranks_per_host;
+  r.job_tasks = o.slurm && o.job_tasks;
+  if (o.job_tasks && !o.slurm) throw std::invalid_argument("--job-tasks is for --slurm (the job's own tasks)");
+  if (o.job_tasks && (o.ranks_per_host > 0 || !r.hosts.empty()))
+    throw std::invalid_argument("--job-tasks takes the job's layout: give neither --ranks-per-host nor hosts");
   if (r.ranks_per_host <= 0) {
     // One rank per GPU: Slurm says how many this node has; elsewhere one per host.
     const char* g = std::getenv("SLURM_GPUS_ON_NODE");

@@ -176,6 +176,12 @@ Inputs load_inputs(const RunOptions& o) {
   Inputs in;
   in.suite = load_suite(o.suite);
   for (const auto& a : o.overrides) apply_override(in.suite, a);
+  if (!o.rerun.empty()) {
+    // The run re-tested must say who its suspects were: its bad-hosts.txt (read_bad_hosts
+    // throws, saying how to write it for an older directory).
+    read_bad_hosts(o.rerun);
+    in.rerun_of = fs::absolute(o.rerun).lexically_normal().string();
+  }
   if (!o.criteria.empty() && !o.criteria_profile.empty())
     throw std::invalid_argument("--criteria and --criteria-profile both given: a profile is a criteria set, give one");
   if (!o.criteria_profile.empty()) {
@@ -184,6 +190,29 @@ Inputs load_inputs(const RunOptions& o) {
     const CriteriaProfile p = criteria_profile(o.criteria_profile);
     in.criteria_source = p.source;
     in.criteria_text = p.text;
+  } else if (o.criteria.empty() && !o.rerun.empty()) {
+    // A re-test judges by the criteria its run was judged by (a buyer's contract, not the
+    // built-in thresholds): clearing a host on weaker criteria than it failed would clear it on
+    // no evidence. DIR's run_start recorded them whole.
+    std::ifstream jin((fs::path(o.rerun) / "samples.jsonl").string());
+    std::string line;
+    nlohmann::json r;
+    try {
+      if (!jin || !std::getline(jin, line)) throw std::runtime_error("no run_start record");
+      r = nlohmann::json::parse(line);
+    } catch (const std::exception& e) {
+      throw std::runtime_error((fs::path(o.rerun) / "samples.jsonl").string() +
+                               ":1: cannot read the criteria the run recorded (" + e.what() + "); give --criteria");
+    }
+    const auto& c = r.value("criteria", nlohmann::json::object());
+    if (!c.is_object() || !c.contains("text") || !c["text"].is_string())
+      throw std::runtime_error((fs::path(o.rerun) / "samples.jsonl").string() +
+                               ":1: the run_start record holds no criteria text; give --criteria");
+    const std::string source = c.contains("source") && c["source"].is_string() ? c["source"].get<std::string>() : "?";
+    in.criteria_source = source.find("(inherited") != std::string::npos
+                             ? source
+                             : source + " (inherited from the run re-tested, " + fs::absolute(o.rerun).lexically_normal().string() + ")";
+    in.criteria_text = c["text"].get<std::string>();
   } else if (o.criteria.empty()) {
     in.criteria_source = "builtin";
     in.criteria_text = builtin_criteria_text();
@@ -197,12 +226,6 @@ Inputs load_inputs(const RunOptions& o) {
   // unknown or out-of-range parameter (a typo would otherwise run the default and pass).
   check_criteria_metrics(parse_criteria(in.criteria_text, in.criteria_source), catalogue_of(reg));
   if (!o.expect_topology.empty()) in.expected = topo::load_topology_file(o.expect_topology);
-  if (!o.rerun.empty()) {
-    // The run re-tested must say who its suspects were: its bad-hosts.txt (read_bad_hosts
-    // throws, saying how to write it for an older directory).
-    read_bad_hosts(o.rerun);
-    in.rerun_of = fs::absolute(o.rerun).lexically_normal().string();
-  }
   for (const auto& p : in.suite.probes) {
     const Probe* probe = reg.find(p.name);
     if (!probe)

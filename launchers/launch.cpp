@@ -48,12 +48,15 @@ std::vector<std::string> srun_argv(const Request& r) {
   std::vector<std::string> a = {"srun", "--mpi=pmix"};
   // Inside an allocation, with no hosts and no count named: every node of it, ranks_per_host
   // each (srun's own reading of --ntasks-per-node without --ntasks).
-  if (!r.hosts.empty() || r.total_ranks > 0) a.push_back("--ntasks=" + std::to_string(total(r)));
-  if (!r.hosts.empty()) {
-    a.push_back("--nodes=" + std::to_string(r.hosts.size()));
-    a.push_back("--nodelist=" + join(r.hosts, ","));
+  // With job_tasks, none of it: srun takes the job's -n / --ntasks-per-node from its environment.
+  if (!r.job_tasks) {
+    if (!r.hosts.empty() || r.total_ranks > 0) a.push_back("--ntasks=" + std::to_string(total(r)));
+    if (!r.hosts.empty()) {
+      a.push_back("--nodes=" + std::to_string(r.hosts.size()));
+      a.push_back("--nodelist=" + join(r.hosts, ","));
+    }
+    a.push_back("--ntasks-per-node=" + std::to_string(r.ranks_per_host));
   }
-  a.push_back("--ntasks-per-node=" + std::to_string(r.ranks_per_host));
   a.push_back(r.bind_to_numa ? "--cpu-bind=ldoms" : "--cpu-bind=none");
   // --export=ALL exports the launcher's environment, the forwarded variables with it.
   if (!r.env.empty()) {

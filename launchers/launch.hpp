@@ -10,6 +10,7 @@ struct Request {
   std::vector<std::string> hosts;       // empty: this host only
   int ranks_per_host = 1;
   int total_ranks = 0;                  // 0: hosts.size() * ranks_per_host
+  bool job_tasks = false;               // srun: the job's own tasks (sbatch -n), no count of ours
   bool oversubscribe = false;           // more ranks than cores (CI, laptops)
   bool allow_root = false;              // containers and CI run as root
   bool bind_to_numa = true;             // off for fake hosts sharing one machine's cores

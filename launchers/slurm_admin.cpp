@@ -47,6 +47,30 @@ std::vector<std::string> sinfo_nodes_argv(const std::string& node) {
   return argv;
 }
 
+std::vector<std::string> sinfo_partitions_argv(const std::string& node) {
+  return {"sinfo", "--noheader", "--Node", "--nodes=" + node, "--format=%P"};
+}
+
+std::vector<std::string> sinfo_partition_nodes_argv(const std::vector<std::string>& partitions) {
+  std::string list;
+  for (const auto& p : partitions) list += (list.empty() ? "" : ",") + p;
+  auto argv = sinfo_nodes_argv();
+  argv.push_back("--partition=" + list);
+  return argv;
+}
+
+std::vector<std::string> parse_sinfo_partitions(const std::string& out) {
+  std::vector<std::string> parts;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (std::isspace(static_cast<unsigned char>(line.back())) || line.back() == '*')) line.pop_back();
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.erase(line.begin());
+    if (!line.empty() && std::find(parts.begin(), parts.end(), line) == parts.end()) parts.push_back(line);
+  }
+  return parts;
+}
+
 bool NodeState::drained() const {
   std::string s = state;
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -72,6 +96,42 @@ std::vector<NodeState> parse_sinfo_nodes(const std::string& out) {
     if (!n.name.empty() && seen.insert(n.name).second) nodes.push_back(std::move(n));
   }
   return nodes;
+}
+
+DrainReason parse_drain_reason(const std::string& reason) {
+  DrainReason d;
+  const std::string prefix = std::string(kDrainReasonPrefix) + " ";
+  if (reason.rfind(prefix, 0) != 0) return d;
+  d.ours = true;
+  std::string rest = reason.substr(prefix.size());
+  auto add = [&](std::string c) {
+    while (!c.empty() && c.back() == ' ') c.pop_back();
+    if (!c.empty() && std::find(d.criteria.begin(), d.criteria.end(), c) == d.criteria.end()) d.criteria.push_back(c);
+  };
+  const std::string health = std::string(kHealthDrainReason) + " ";
+  if (rest.rfind(health, 0) == 0) {
+    d.health = true;
+    rest = rest.substr(health.size());
+    std::istringstream words(rest);
+    std::string w;
+    while (words >> w) {
+      if (w == "...") d.cut = true;
+      else if (w[0] == '[') break;  // the Xid actions
+      else add(w.substr(0, w.find('@')));
+    }
+    return d;
+  }
+  const auto open = rest.rfind(" (");
+  if (open != std::string::npos && rest.back() == ')') {
+    d.run = rest.substr(open + 2, rest.size() - open - 3);
+    rest = rest.substr(0, open);
+  }
+  if (const auto acts = rest.find(" ["); acts != std::string::npos) rest = rest.substr(0, acts);
+  std::istringstream list(rest);
+  std::string c;
+  while (std::getline(list, c, ',')) add(c);
+  if (d.run.empty()) d.cut = true;  // a drain's reason ends with its run: without it, it was cut or edited
+  return d;
 }
 
 std::string shell_line(const std::vector<std::string>& argv) {

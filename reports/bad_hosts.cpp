@@ -1,7 +1,9 @@
 #include "reports/bad_hosts.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -98,15 +100,24 @@ BadHosts bad_hosts(const Report& r) {
     std::vector<std::string> criteria;
     std::string evidence;
     std::vector<std::string> actions;
+    std::vector<std::string> failed_at;
+    bool cut = false;
   };
   std::map<std::string, Acc> by_host;
-  auto note = [&](const std::string& host, OutcomeClass o, const std::string& criterion, const std::string& evidence,
-                  const Params* params) {
+  auto note = [&](const std::string& host, OutcomeClass o, const std::string& criterion, const std::string& place,
+                  const std::string& evidence, const Params* params) {
     judged.insert(host);
     Acc& a = by_host[host];
-    if (severity(o) > severity(a.outcome)) a = Acc{o, {}, evidence, {}};  // a worse outcome starts over
+    if (severity(o) > severity(a.outcome)) a = Acc{o, {}, evidence, {}, {}, false};  // a worse outcome starts over
     if (severity(o) < severity(a.outcome)) return;
     if (std::find(a.criteria.begin(), a.criteria.end(), criterion) == a.criteria.end()) a.criteria.push_back(criterion);
+    if (!place.empty()) {
+      const std::string at = criterion + "@" + place;
+      if (std::find(a.failed_at.begin(), a.failed_at.end(), at) == a.failed_at.end()) {
+        if (a.failed_at.size() < kMaxFailedAt) a.failed_at.push_back(at);
+        else a.cut = true;
+      }
+    }
     if (params && params->contains("actions") && params->at("actions").is_array())
       for (const auto& act : params->at("actions"))
         if (act.is_object() && act.contains("action") && act["action"].is_string()) {
@@ -117,12 +128,12 @@ BadHosts bad_hosts(const Report& r) {
   for (const auto& v : j.verdicts) {
     if (v.severity != Severity::error || v.outcome() == OutcomeClass::none) continue;
     for (const auto& h : hosts_of_place(v.place))
-      note(h, v.outcome(), v.criterion, v.criterion + " at " + v.place + ": " + v.reason, &v.params);
+      note(h, v.outcome(), v.criterion, v.place, v.criterion + " at " + v.place + ": " + v.reason, &v.params);
   }
   if (j.incomplete)
     for (const auto& m : j.incomplete->missing_ranks)
       if (!m.host.empty())
-        note(m.host, OutcomeClass::inconclusive, "run.complete",
+        note(m.host, OutcomeClass::inconclusive, "run.complete", m.host,
              "rank " + std::to_string(m.rank) + " lost during " + j.incomplete->probe + ": " + j.incomplete->reason,
              nullptr);
 
@@ -131,7 +142,8 @@ BadHosts bad_hosts(const Report& r) {
   for (const auto& h : out.judged) {
     auto it = by_host.find(h);
     if (it == by_host.end()) continue;
-    out.hosts.push_back({h, it->second.outcome, it->second.criteria, it->second.evidence, it->second.actions});
+    out.hosts.push_back({h, it->second.outcome, it->second.criteria, it->second.evidence, it->second.actions,
+                         it->second.failed_at, it->second.cut});
   }
   return out;
 }
@@ -142,10 +154,13 @@ std::string bad_hosts_text(const BadHosts& b) {
   s += "# run: " + field(b.run_id) + "\n";
   s += "# overall: " + field(b.overall) + "\n";
   s += "# judged: " + join(b.judged, ",") + "\n";
-  s += "# columns: host\toutcome\tcriteria\tevidence\tactions\n";
-  for (const auto& h : b.hosts)
+  s += "# columns: host\toutcome\tcriteria\tevidence\tactions\tfailed_at\n";
+  for (const auto& h : b.hosts) {
+    std::string at = join(h.failed_at, ",");
+    if (h.failed_at_cut) at += ",+more";
     s += field(h.host) + "\t" + outcome_words(h.outcome) + "\t" + field(join(h.criteria, ",")) + "\t" +
-         field(h.evidence) + "\t" + field(join(h.actions, ",")) + "\n";
+         field(h.evidence) + "\t" + field(join(h.actions, ",")) + "\t" + field(at) + "\n";
+  }
   return s;
 }
 
@@ -171,20 +186,91 @@ BadHosts parse_bad_hosts(const std::string& text, const std::string& name) {
     }
     if (!header) throw bad("not a gpuaccept bad-hosts file (no \"# gpuaccept bad hosts\" line first)");
     const auto f = split(line, '\t');
-    if (f.size() != 4 && f.size() != 5)
-      throw bad("expected 5 tab-separated fields (host, outcome, criteria, evidence, actions), found " +
+    if (f.size() < 4 || f.size() > 6)
+      throw bad("expected 6 tab-separated fields (host, outcome, criteria, evidence, actions, failed_at), found " +
                 std::to_string(f.size()));
     BadHost h;
+    h.line = n;
     h.host = f[0];
     h.outcome = outcome_from_words(f[1]);
     if (h.outcome == OutcomeClass::none) throw bad("unknown outcome \"" + f[1] + "\" (node fault, tool error or inconclusive)");
     h.criteria = f[2].empty() ? std::vector<std::string>{} : split(f[2], ',');
     h.evidence = f[3];
-    if (f.size() == 5 && !f[4].empty()) h.actions = split(f[4], ',');
+    if (f.size() >= 5 && !f[4].empty()) h.actions = split(f[4], ',');
+    if (f.size() == 6 && !f[5].empty())
+      for (auto& at : split(f[5], ',')) {
+        if (at == "+more") h.failed_at_cut = true;
+        else h.failed_at.push_back(std::move(at));
+      }
     b.hosts.push_back(std::move(h));
   }
   if (!header) throw std::runtime_error(name + ": not a gpuaccept bad-hosts file (empty)");
   return b;
+}
+
+bool plain_node_name(const std::string& name) {
+  return !name.empty() && name.size() <= 255 && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+std::vector<std::string> run_hosts(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> hosts;
+  const auto campaign = fs::path(dir) / "campaign.json";
+  if (fs::exists(campaign)) {
+    const auto bytes = base::read_whole_file(campaign.string());
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(bytes.begin(), bytes.end());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(campaign.string() + ": " + e.what());
+    }
+    for (const auto& h : j.value("hosts", nlohmann::json::array()))
+      if (h.is_object() && h.contains("host") && h["host"].is_string()) hosts.push_back(h["host"].get<std::string>());
+    if (hosts.empty()) throw std::runtime_error(campaign.string() + ": no hosts");
+    return hosts;
+  }
+  // The journal's first record is the run_start: one line, read without the rest of the file.
+  // A directory `gpuaccept judge --out` wrote has no journal: its report.json's run.hosts then,
+  // parsed with everything else dropped as it goes (a 4096-host report is never held).
+  const auto journal = fs::path(dir) / "samples.jsonl";
+  if (!fs::exists(journal)) {
+    const auto report = fs::path(dir) / "report.json";
+    std::ifstream in(report);
+    if (!in) throw std::runtime_error("cannot read " + journal.string() + " or " + report.string() + ": the run's hosts are in them");
+    std::string top;
+    auto keep = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& j) -> bool {
+      if (ev != nlohmann::json::parse_event_t::key) return true;
+      if (depth == 1) return (top = j.get<std::string>()) == "run";
+      if (depth == 2 && top == "run") return j.get<std::string>() == "hosts";
+      return true;
+    };
+    try {
+      const auto r = nlohmann::json::parse(in, keep);
+      if (r.contains("run") && r["run"].contains("hosts") && r["run"]["hosts"].is_array())
+        for (const auto& h : r["run"]["hosts"])
+          if (h.is_string()) hosts.push_back(h.get<std::string>());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(report.string() + ": " + e.what());
+    }
+    if (hosts.empty()) throw std::runtime_error(report.string() + ": run.hosts names no host");
+    return hosts;
+  }
+  std::ifstream in(journal);
+  std::string line;
+  if (!in || !std::getline(in, line))
+    throw std::runtime_error("cannot read " + journal.string() + ": the run's hosts are in its run_start record");
+  try {
+    const auto r = nlohmann::json::parse(line);
+    if (r.value("type", "") != "run_start") throw std::runtime_error("line 1 is not the run_start record");
+    for (const auto& h : r.value("hosts", nlohmann::json::array()))
+      if (h.is_string()) hosts.push_back(h.get<std::string>());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(journal.string() + ":1: " + e.what());
+  }
+  if (hosts.empty()) throw std::runtime_error(journal.string() + ":1: the run_start record names no host");
+  return hosts;
 }
 
 BadHosts read_bad_hosts(const std::string& dir) {

@@ -6,8 +6,12 @@
 //   # run: <run id>                 (the Slurm job id, else the run's start time)
 //   # overall: FAIL
 //   # judged: h1,h2,...              (every host the run judged, natural order)
-//   # columns: host<TAB>outcome<TAB>criteria<TAB>evidence<TAB>actions
-//   h3<TAB>node fault<TAB>gpu.pcie.gen_at_max,gpu.xid.none<TAB>gpu.pcie.gen_at_max at h3/gpu:0: ...<TAB>RESTART_BM
+//   # columns: host<TAB>outcome<TAB>criteria<TAB>evidence<TAB>actions<TAB>failed_at
+//   h3<TAB>node fault<TAB>gpu.pcie.gen_at_max,gpu.xid<TAB>gpu.pcie.gen_at_max at h3/gpu:0: ...<TAB>RESTART_BM<TAB>gpu.pcie.gen_at_max@h3/gpu:0,gpu.xid@h3/gpu:1
+//
+// failed_at: every verdict of that outcome as CRITERION@PLACE (at most kMaxFailedAt, then
+// "+N more"): what a re-test must pass, at the same place, before it clears the host
+// (reports/campaign.hpp).
 //
 // actions: what the verdicts' own evidence asks of the operator, where it says (the Xid
 // catalogue's immediate action of each Xid seen, probes/gpu/xid_catalogue.yaml), comma-separated;
@@ -32,7 +36,11 @@ struct BadHost {
   std::vector<std::string> criteria;  // the host's criteria of that outcome, first seen first, once each
   std::string evidence;               // the first of them: "CRITERION at PLACE: reason"
   std::vector<std::string> actions;   // from those verdicts' params.actions[].action, once each
+  std::vector<std::string> failed_at; // CRITERION@PLACE of each of those verdicts, first seen first
+  bool failed_at_cut = false;         // more than kMaxFailedAt: the list is the first ones
+  int line = 0;                       // its line in the file it was read from (0: not read from one)
 };
+inline constexpr std::size_t kMaxFailedAt = 64;
 
 struct BadHosts {
   std::string run_id;
@@ -48,6 +56,13 @@ std::string bad_hosts_text(const BadHosts&);
 BadHosts parse_bad_hosts(const std::string& text, const std::string& name);
 // DIR/bad-hosts.txt read and parsed; throws std::runtime_error saying how to write it when absent.
 BadHosts read_bad_hosts(const std::string& dir);
+// The hosts a run directory is about: a re-test's campaign's (campaign.json), else the run's
+// own (samples.jsonl's run_start `hosts`). What `drain` checks bad-hosts.txt against and counts
+// its circuit breaker over. Throws std::runtime_error naming the file when neither reads.
+std::vector<std::string> run_hosts(const std::string& dir);
+// Whether `name` is a plain Slurm node name (letters, digits, '-', '_', '.'): no hostlist
+// expression, list or glob that scontrol would expand to many nodes.
+bool plain_node_name(const std::string& name);
 // "node fault", "tool error", "inconclusive" ("pass" for none), and back (anything else: none).
 const char* outcome_words(OutcomeClass);
 OutcomeClass outcome_from_words(const std::string&);

@@ -51,6 +51,10 @@ Campaign previous_campaign(const std::string& dir) {
       ch.criteria = strings(h, "criteria");
       ch.evidence = str(h, "evidence");
       ch.actions = strings(h, "actions");
+      for (auto& at : strings(h, "failed_at")) {
+        if (at == "+more") ch.failed_at_cut = true;
+        else ch.failed_at.push_back(std::move(at));
+      }
       for (const auto& s : h.value("history", nlohmann::json::array()))
         ch.history.push_back({str(s, "run"), outcome_from_words(str(s, "outcome")), strings(s, "criteria"), str(s, "evidence")});
       c.hosts.push_back(std::move(ch));
@@ -71,6 +75,8 @@ Campaign previous_campaign(const std::string& dir) {
       ch.criteria = it->second->criteria;
       ch.evidence = "[" + b.run_id + "] " + it->second->evidence;
       ch.actions = it->second->actions;
+      ch.failed_at = it->second->failed_at;
+      ch.failed_at_cut = it->second->failed_at_cut;
     }
     ch.status = ch.outcome == OutcomeClass::none ? "passed" : outcome_words(ch.outcome);
     ch.history.push_back({b.run_id, ch.outcome, ch.criteria, ch.evidence});
@@ -98,7 +104,42 @@ Campaign merge_campaign(const std::string& previous_dir, const Report& now, cons
 
   std::map<std::string, CampaignHost> hosts;
   for (auto& h : c.hosts) hosts[h.host] = std::move(h);
-  for (const auto& h : judged_now) hosts.try_emplace(h, CampaignHost{h, OutcomeClass::none, "", "", {}, "", {}, {}});
+  for (const auto& h : judged_now) hosts.try_emplace(h, CampaignHost{h, OutcomeClass::none, "", "", {}, "", {}, {}, false, {}});
+
+  // The re-test's passing verdicts by CRITERION@PLACE, a pair's place both ways round.
+  std::set<std::string> passed_at;
+  for (const auto& v : now.judgement->verdicts) {
+    if (v.status != VerdictStatus::pass) continue;
+    passed_at.insert(v.criterion + "@" + v.place);
+    if (const auto ends = place::split_pair(v.place))
+      passed_at.insert(v.criterion + "@" + place::pair(ends->second, ends->first));
+  }
+  // What a bad host failed that this re-test did not pass at the same place: empty clears it.
+  // A lost rank (run.complete) is answered by the host being judged in a complete re-test.
+  auto unanswered = [&](const CampaignHost& h) {
+    std::vector<std::string> open;
+    auto add = [&](const std::string& what) {
+      if (std::find(open.begin(), open.end(), what) == open.end()) open.push_back(what);
+    };
+    for (const auto& at : h.failed_at) {
+      const std::string criterion = at.substr(0, at.find('@'));
+      if (criterion == "run.complete" ? !now.judgement->incomplete : passed_at.count(at) > 0) continue;
+      add(at);
+    }
+    // An older bad-hosts.txt without failed_at, or one cut short: every criterion it failed
+    // must at least pass somewhere on the host.
+    if (h.failed_at.empty() || h.failed_at_cut)
+      for (const auto& c : h.criteria) {
+        if (c == "run.complete" && !now.judgement->incomplete) continue;
+        const bool somewhere = std::any_of(now.judgement->verdicts.begin(), now.judgement->verdicts.end(), [&](const Verdict& v) {
+          if (v.status != VerdictStatus::pass || v.criterion != c) return false;
+          const auto hs = hosts_of_place(v.place);
+          return std::find(hs.begin(), hs.end(), h.host) != hs.end();
+        });
+        if (!somewhere) add(c + "@" + h.host);
+      }
+    return open;
+  };
 
   // What the re-test's verdicts on a host say about the criteria it had failed: the evidence
   // that clears it.
@@ -126,7 +167,6 @@ Campaign merge_campaign(const std::string& previous_dir, const Report& now, cons
     }
     const OutcomeClass before = h.outcome;
     const bool was_bad = before != OutcomeClass::none;
-    const bool new_host = h.history.empty();
     (was_bad ? c.retested : c.partners).push_back(name);
     const auto it = bad_now.find(name);
     const std::vector<std::string> failed_before = h.criteria;
@@ -137,21 +177,31 @@ Campaign merge_campaign(const std::string& previous_dir, const Report& now, cons
       h.criteria = it->second->criteria;
       h.evidence = "[" + nb.run_id + "] " + it->second->evidence;
       h.actions = it->second->actions;
-      h.status = !was_bad ? (new_host ? "new host" : "new")
-                 : h.outcome == OutcomeClass::node_fault ? "confirmed"
-                 : h.outcome == OutcomeClass::inconclusive ? "still inconclusive"
-                                                         : outcome_words(h.outcome);
+      h.failed_at = it->second->failed_at;
+      h.failed_at_cut = it->second->failed_at_cut;
+      h.status = !was_bad ? "new" : h.outcome == OutcomeClass::node_fault ? "confirmed" : "still inconclusive";
+    } else if (const auto open = was_bad ? unanswered(h) : std::vector<std::string>{}; !open.empty()) {
+      // Judged, but not on what the host failed: its earlier outcome stands, and so does the
+      // run that decided it.
+      h.decided_by = h.history.back().run;
+      h.status = "not re-tested";
+      h.evidence = "[" + nb.run_id + "] judged, but no passing verdict of " + list(open, 3) +
+                   " in this run (its suite or criteria did not re-judge it there): still " + outcome_words(before) +
+                   " from " + h.history.back().run + "; " + evidence_before;
+      h.history.push_back({nb.run_id, OutcomeClass::none, {}, "[" + nb.run_id + "] not re-judged: " + list(open, 3)});
+      continue;
     } else {
       h.outcome = OutcomeClass::none;
       h.criteria.clear();
       h.actions.clear();
+      h.failed_at.clear();
+      h.failed_at_cut = false;
       if (was_bad) {
         const auto ev = passes_on(name, failed_before, evidence_before);
         h.status = "cleared";
-        h.evidence = "[" + nb.run_id + "] passed the re-test" +
-                     (ev.empty() ? std::string(" (no verdict of " + list(failed_before, 3) + " there this time)")
-                                 : ": " + list(ev, 3)) +
-                     "; was " + outcome_words(before) + " in " + h.history.back().run + " (" + list(failed_before, 3) + ")";
+        h.evidence = "[" + nb.run_id + "] passed the re-test: " +
+                     (ev.empty() ? std::string("complete, every rank reported") : list(ev, 3)) + "; was " + outcome_words(before) + " in " +
+                     h.history.back().run + " (" + list(failed_before, 3) + ")";
       } else {
         h.status = "passed";
         h.evidence.clear();
@@ -186,6 +236,9 @@ nlohmann::json campaign_to_json(const Campaign& c) {
     nlohmann::json hj = {{"host", h.host},         {"outcome", outcome_words(h.outcome)}, {"status", h.status},
                          {"decided_by", h.decided_by}, {"criteria", h.criteria},          {"evidence", h.evidence},
                          {"actions", h.actions}};
+    auto at = h.failed_at;
+    if (h.failed_at_cut) at.push_back("+more");
+    hj["failed_at"] = at;
     hj["history"] = nlohmann::json::array();
     for (const auto& s : h.history)
       hj["history"].push_back({{"run", s.run}, {"outcome", outcome_words(s.outcome)}, {"criteria", s.criteria}, {"evidence", s.evidence}});
@@ -224,7 +277,8 @@ BadHosts campaign_bad_hosts(const Campaign& c) {
   b.overall = c.overall;
   for (const auto& h : c.hosts) {
     b.judged.push_back(h.host);
-    if (h.outcome != OutcomeClass::none) b.hosts.push_back({h.host, h.outcome, h.criteria, h.evidence, h.actions});
+    if (h.outcome != OutcomeClass::none)
+      b.hosts.push_back({h.host, h.outcome, h.criteria, h.evidence, h.actions, h.failed_at, h.failed_at_cut});
   }
   return b;
 }

@@ -1,10 +1,13 @@
 // A re-test campaign (`gpuaccept run --rerun DIR`, issue 13 item 5): the run that re-tests
 // DIR's node-fault and inconclusive hosts against hosts that passed there, merged with DIR.
 //
-// Per host, the run that last measured it decides: a suspect of DIR that passes in the re-test
-// is *cleared*, with the re-test's verdicts on the criteria it had failed as the evidence; one
-// that fails again is *confirmed*; a host the re-test did not run on keeps DIR's outcome (*not
-// re-tested*); a partner that fails now is *new*. Every outcome and every line of evidence says
+// Per host, the run that last measured it decides, but only on evidence of the same kind: a
+// suspect of DIR is *cleared* only when the re-test has a passing verdict at the same place for
+// every criterion it failed (failed_at), those verdicts being the evidence; judged but without
+// such a verdict for some (a narrower suite, other criteria, a link to another partner) it is
+// *not re-tested*, those criteria named, and keeps DIR's outcome, as does a host the re-test
+// did not run on. One that fails again is *confirmed* (*still inconclusive* when its worst now
+// is not a node fault); a partner that fails now is *new*; one that passed both is *passed*. Every outcome and every line of evidence says
 // which run it comes from. DIR may itself be a re-test: its campaign.json carries the history
 // of every earlier run, so the campaign is repeatable until nothing is left to re-test.
 //
@@ -39,6 +42,8 @@ struct CampaignHost {
   std::vector<std::string> criteria;  // of that outcome, from that run
   std::string evidence;               // "[run] CRITERION at PLACE: reason"; for a cleared host, the re-test's passes
   std::vector<std::string> actions;
+  std::vector<std::string> failed_at; // CRITERION@PLACE of that outcome (bad-hosts.txt's failed_at)
+  bool failed_at_cut = false;
   std::vector<CampaignStep> history;  // oldest run first
 };
 

@@ -14,8 +14,10 @@
 #            some Slurm releases run HealthCheckProgram at slurmd's start until it exits 0
 #            before slurmd registers, and a node that never registers is not drained with a
 #            reason but goes DOWN without one.
-#   prolog   a node fault exits 1: slurmd drains the node and requeues the job. gpuaccept's own
-#   epilog   failure is logged and exits 0: a tool that breaks must not drain the cluster.
+#   prolog   a node fault exits 1: slurmd drains the node and requeues the job, unless gpuaccept
+#   epilog   health --prolog found the partition at its fleet cap (it then exits 0, logged).
+#            gpuaccept's own failure (Slurm unreachable for the cap included) is logged and exits
+#            0: a tool that breaks must not drain the cluster.
 # Every line gpuaccept prints goes to syslog (logger -t gpuaccept-health) when there is one, and
 # to stderr.
 # Settings, from the environment or the file $GPUACCEPT_HEALTH_CONF (default
@@ -53,7 +55,10 @@ log() {  # one line to stderr, and to syslog when it listens
 }
 
 args=()
-[ "$mode" = health ] && args+=(--drain)
+# Both drain paths hold the fleet cap (health --max-share, 0.1 of the partition by default):
+# --drain checks it before it drains; --prolog makes health exit 0 over it, so slurmd, which
+# drains on a failed Prolog or Epilog, does not either.
+if [ "$mode" = health ]; then args+=(--drain); else args+=(--prolog); fi
 # shellcheck disable=SC2206
 args+=(${GPUACCEPT_HEALTH_ARGS:-} "$@")
 

@@ -56,6 +56,7 @@ struct GpuParams {
   int iterations = 5, warmup = 2;
   int min_driver = kMinCudaDriverVersion;
   std::string kmsg = "/dev/kmsg";
+  std::string xid_severity;  // buckets moved from the catalogue's severity ("RESTART_APP=node,...")
 };
 
 int mib(std::size_t bytes) { return static_cast<int>(bytes / kMiB); }
@@ -77,6 +78,8 @@ GpuParams params_of(const nlohmann::json& p) {
   g.warmup = p.value("warmup", g.warmup);
   g.min_driver = p.value("min_cuda_driver", g.min_driver);
   g.kmsg = p.value("kernel_log", g.kmsg);
+  g.xid_severity = p.value("xid_severity", g.xid_severity);
+  XidCatalogue::builtin().with_severity(g.xid_severity);  // a bucket or severity that is not one: say so now
   g.state_only = p.value("checks", std::string("all")) == "state";
   if (g.state_only) g.gemm = g.p2p = g.remote_numa = false;
   if (g.hbm_bytes == 0 || g.h2d_bytes == 0 || g.p2p_bytes == 0 || g.gemm_n < 64 || g.iterations < 1 || g.warmup < 0)
@@ -106,6 +109,10 @@ std::vector<ParamDecl> param_decls() {
       {"min_cuda_driver", ParamType::integer, d.min_driver, 0, {}, {},
        "oldest CUDA driver API version accepted (12000 = 12.0)"},
       {"kernel_log", ParamType::string, d.kmsg, {}, {}, {}, "where the XID errors are read from"},
+      {"xid_severity", ParamType::string, d.xid_severity, {}, {}, {},
+       "Xid catalogue buckets moved between node (gpu.xid_errors, an error: drain) and application "
+       "(gpu.xid_app_errors, a warning), e.g. RESTART_APP=node,IGNORE=application; default: the catalogue's "
+       "severity (docs/gpu.md)"},
       {"checks", ParamType::string, "all", {}, {}, {"all", "state"},
        "all: every measurement; state: the GPU's state only (NVML readings, XIDs, the PCIe link read during a "
        "short host-to-device copy that loads it), no HBM, GEMM, remote-NUMA, P2P or bandwidth figure (gpuaccept "
@@ -217,7 +224,12 @@ class GpuProbe final : public Probe {
         {"gpu.nvlink_active", unit::count, Better::none, "NVLinks of the GPU that are active"},
         {"gpu.nvlink_expected", unit::count, Better::none, "NVLinks the topology gives the GPU"},
         {"gpu.nvlink_inactive", unit::count, Better::lower, "NVLinks the topology expects that are not active"},
-        {"gpu.xid_errors", unit::count, Better::lower, "XID errors of the GPU in the kernel log (params: codes)"},
+        {"gpu.xid_errors", unit::count, Better::lower,
+         "XID errors of the GPU in the kernel log whose catalogue bucket points at the hardware or the node (params: "
+         "codes, actions)"},
+        {"gpu.xid_app_errors", unit::count, Better::lower,
+         "XID errors of the GPU in the kernel log whose catalogue bucket points at the application (params: codes, "
+         "actions)"},
         // Identity: the card an operator returns (also in the topology, so every GPU row shows it).
         {"gpu.pci_bus_id", unit::text, Better::none, "the GPU's PCI bus id as NVML reports it"},
         {"gpu.uuid", unit::text, Better::none, "the GPU's UUID (NVML), the id nvidia-smi and the driver's logs use"},
@@ -491,23 +503,33 @@ class GpuProbe final : public Probe {
 
     if (nd) nvml_readings(ctx, where, g, out, *nd, problems, notes);
     if (xids) {
+      // Split by what the catalogue's bucket says about the node: an application's Xid (13, a
+      // user's illegal instruction) is recorded as a warning, never a drain.
+      const XidCatalogue cat = XidCatalogue::builtin().with_severity(params_.xid_severity);
       auto it = xids->find(xid_key(g.pci.pci_bus_id));
-      nlohmann::json p = {{"source", params_.kmsg}, {"codes", it == xids->end() ? std::vector<int>{} : it->second.codes}};
-      // What each Xid asks of the operator (NVIDIA's catalogue): the judge appends params.reason
-      // to the failing verdict, so the report says what to do, not only how many.
-      if (it != xids->end() && !it->second.codes.empty()) {
-        const auto& cat = XidCatalogue::builtin();
-        p["reason"] = cat.reason(it->second.codes);
-        nlohmann::json actions = nlohmann::json::array();
-        for (int c : it->second.codes) {
-          const XidEntry* e = cat.find(c);
-          nlohmann::json a = {{"xid", c}, {"action", e ? e->bucket : "UNKNOWN"}};
-          if (std::find(actions.begin(), actions.end(), a) == actions.end()) actions.push_back(a);
+      std::vector<int> node_codes, app_codes;
+      if (it != xids->end())
+        for (int c : it->second.codes) (cat.node_fault(c) ? node_codes : app_codes).push_back(c);
+      // The count is that of the codes read (count_xids counts every line it keeps a code of).
+      auto emit = [&](const char* metric, const std::vector<int>& codes) {
+        // What each Xid asks of the operator (NVIDIA's catalogue): the judge appends params.reason
+        // to the failing verdict, so the report says what to do, not only how many.
+        nlohmann::json p = {{"source", params_.kmsg}, {"codes", codes}};
+        if (!codes.empty()) {
+          p["reason"] = cat.reason(codes);
+          nlohmann::json actions = nlohmann::json::array();
+          for (int c : codes) {
+            const XidEntry* e = cat.find(c);
+            nlohmann::json a = {{"xid", c}, {"action", e ? e->bucket : "UNKNOWN"}};
+            if (std::find(actions.begin(), actions.end(), a) == actions.end()) actions.push_back(a);
+          }
+          p["actions"] = actions;
+          p["catalogue"] = cat.source();
         }
-        p["actions"] = actions;
-        p["catalogue"] = cat.source();
-      }
-      out.value(where, "gpu.xid_errors", it == xids->end() ? 0 : it->second.count, unit::count, p);
+        out.value(where, metric, static_cast<double>(codes.size()), unit::count, p);
+      };
+      emit("gpu.xid_errors", node_codes);
+      emit("gpu.xid_app_errors", app_codes);
     }
   }
 

@@ -16,6 +16,16 @@ XidCatalogue XidCatalogue::parse(const std::string& text) {
   c.version_ = root["version"].as<std::string>("");
   std::map<std::string, std::string> actions;
   for (const auto& a : root["actions"]) actions[a.first.as<std::string>()] = a.second.as<std::string>();
+  for (const auto& a : root["severity"]) {
+    const std::string bucket = a.first.as<std::string>(), sev = a.second.as<std::string>();
+    if (!actions.count(bucket)) throw std::runtime_error("xid catalogue severity: \"" + bucket + "\" is not one of the actions");
+    if (sev != "node" && sev != "application")
+      throw std::runtime_error("xid catalogue severity of " + bucket + ": \"" + sev + "\" (node or application)");
+    c.severity_[bucket] = sev;
+  }
+  for (const auto& [bucket, words] : actions)
+    if (!c.severity_.count(bucket))
+      throw std::runtime_error("xid catalogue: action " + bucket + " has no severity (node or application)");
   std::size_t i = 0;
   for (const auto& n : root["xids"]) {
     const std::string where = "xid catalogue entry " + std::to_string(i++);
@@ -30,6 +40,7 @@ XidCatalogue XidCatalogue::parse(const std::string& text) {
       throw std::runtime_error(where + " (Xid " + std::to_string(e.xid) + "): action \"" + e.bucket +
                                "\" is not one of the catalogue's actions");
     e.action = it->second;
+    e.node = c.severity_.at(e.bucket) == "node";
     if (!c.entries_.emplace(e.xid, e).second)
       throw std::runtime_error(where + ": Xid " + std::to_string(e.xid) + " listed twice");
   }
@@ -44,6 +55,31 @@ const XidCatalogue& XidCatalogue::builtin() {
 const XidEntry* XidCatalogue::find(int xid) const {
   auto it = entries_.find(xid);
   return it == entries_.end() ? nullptr : &it->second;
+}
+
+bool XidCatalogue::node_fault(int xid) const {
+  const XidEntry* e = find(xid);
+  return !e || e->node;
+}
+
+XidCatalogue XidCatalogue::with_severity(const std::string& spec) const {
+  XidCatalogue c = *this;
+  std::size_t from = 0;
+  while (from <= spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', from), spec.size());
+    const std::string item = spec.substr(from, comma - from);
+    from = comma + 1;
+    if (item.empty()) continue;
+    const std::size_t eq = item.find('=');
+    const std::string bucket = item.substr(0, eq), sev = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (!c.severity_.count(bucket))
+      throw std::invalid_argument("gpu.xid_severity: \"" + bucket + "\" is no bucket of the Xid catalogue (gpuaccept list --params)");
+    if (sev != "node" && sev != "application")
+      throw std::invalid_argument("gpu.xid_severity: " + bucket + "=" + sev + ": the severity is node or application");
+    c.severity_[bucket] = sev;
+  }
+  for (auto& [x, e] : c.entries_) e.node = c.severity_.at(e.bucket) == "node";
+  return c;
 }
 
 std::string XidCatalogue::describe(int xid) const {

@@ -16,6 +16,7 @@ struct XidEntry {
   std::string description;   // "GPU has fallen off the bus" ("" where the catalogue gives none)
   std::string bucket;        // the catalogue's immediate action: RESTART_BM
   std::string action;        // the bucket in the operator's words: "reboot the node, then inspect the hardware"
+  bool node = true;          // the bucket's severity: the node needs an operator (else the application's)
   // "GPU has fallen off the bus", else the mnemonic, else "".
   std::string name() const { return description.empty() || description == "Unused" ? mnemonic : description; }
 };
@@ -29,6 +30,15 @@ class XidCatalogue {
   static const XidCatalogue& builtin();
 
   const XidEntry* find(int xid) const;
+  // Whether Xid `xid` points at the hardware or the node (a drain), by its bucket's severity;
+  // an Xid the catalogue does not know is the node's until someone says otherwise (fail closed).
+  bool node_fault(int xid) const;
+  // A copy with buckets moved, as the gpu probe's xid_severity parameter says them:
+  // "RESTART_APP=node,IGNORE=application". Throws std::invalid_argument naming an unknown
+  // bucket or severity.
+  XidCatalogue with_severity(const std::string& spec) const;
+  // Every bucket and its severity ("node" or "application"), for `gpuaccept list` and the docs.
+  const std::map<std::string, std::string>& severities() const { return severity_; }
   const std::map<int, XidEntry>& entries() const { return entries_; }
   const std::string& source() const { return source_; }    // the documentation's URL
   const std::string& version() const { return version_; }
@@ -42,6 +52,7 @@ class XidCatalogue {
 
  private:
   std::map<int, XidEntry> entries_;
+  std::map<std::string, std::string> severity_;  // bucket -> "node" | "application"
   std::string source_, version_;
 };
 

@@ -22,6 +22,10 @@ ga_integration_test(spine.launch spine_launch.sh TIMEOUT 120)
 # the fake GPUs, the campaign merged at each step until nothing is left.
 ga_integration_test(spine.rerun spine_rerun.sh TIMEOUT 300 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas>)
+# Acting on verdicts (issue 31): Xids by catalogue bucket, health's fleet cap, drain's input
+# checks, and a re-test that clears and resumes a host only on a passing verdict of what it failed.
+ga_integration_test(spine.verdict_actions spine_verdict_actions.sh TIMEOUT 300 SERIAL
+  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas>)
 # verify, keygen, sign (issue 14 items 1-2): tampering caught, signatures checked by gpuaccept and openssl.
 ga_integration_test(spine.verify spine_verify.sh TIMEOUT 120)
 # No secret in any file of a run directory (issue 14 item 7): secret-looking variables exported

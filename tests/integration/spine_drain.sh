@@ -59,8 +59,11 @@ check "drain --apply --force: exit 1" [ $rc -eq 1 ]
 check "scontrol was asked to drain this host, once" \
   [ "$(grep -c "^update|nodename=$me|state=drain|reason=gpuaccept: contract.hostmem.floor" "$GA_TMP/scontrol.log")" = 1 ]
 
+# Hand-written bad-hosts.txt files below name hosts a..d: drain holds a file to the run's own
+# hosts (its journal's run_start), so each directory gets that one record.
+journal_of() { mkdir -p "$1" && echo '{"type":"run_start","hosts":["a","b","c","d"]}' >"$1/samples.jsonl"; }
 # Tool errors and inconclusive hosts are never drained.
-mkdir -p "$GA_TMP/other"
+journal_of "$GA_TMP/other"
 printf '# gpuaccept bad hosts: one line per host that did not pass (2 of 4)\n# run: t\n# overall: INCONCLUSIVE\n# judged: a,b,c,d\nb\ttool error\tprobe.nccl\tprobe nccl broke\nc\tinconclusive\tp2p.link.bw\tnot re-tested\n' \
   >"$GA_TMP/other/bad-hosts.txt"
 "$GA_BIN" drain "$GA_TMP/other" >"$GA_TMP/other.out" 2>/dev/null; rc=$?
@@ -79,7 +82,7 @@ printf '# gpuaccept bad hosts: one line per host that did not pass (0 of 2)\n# r
 check "rerun-plan with nothing to re-test: exit 0" [ $? -eq 0 ]
 
 # The operator's action the evidence names (the Xid catalogue's) goes into the drain reason.
-mkdir -p "$GA_TMP/xid"
+journal_of "$GA_TMP/xid"
 printf '# gpuaccept bad hosts: one line per host that did not pass (1 of 4)\n# run: t\n# overall: FAIL\n# judged: a,b,c,d\nd\tnode fault\tgpu.xid.none\tgpu.xid.none at d/gpu:0: Xid 79\tRESTART_BM\n' \
   >"$GA_TMP/xid/bad-hosts.txt"
 check "the drain reason carries the action" \
@@ -100,8 +103,15 @@ YAML
 out=$GA_TMP/lenient
 "$GA_BIN" judge "$run_dir" --criteria "$GA_TMP/lenient.yaml" --out "$out" >/dev/null 2>&1
 check "lenient judge: no bad host" [ "$(grep -vc '^#' "$out/bad-hosts.txt")" = 0 ]
-printf '%s|drained|gpuaccept: contract.hostmem.floor (t)\nother|drained|gpuaccept: x (t)\n' "$me" >"$GA_TMP/sinfo.out"
+# Drained for the strict contract, which this judgement did not judge: it stays drained (a
+# passing verdict of another criterion proves nothing about the one it failed).
+printf '%s|drained|gpuaccept: contract.hostmem.floor (t)\n' "$me" >"$GA_TMP/sinfo.out"
 : >"$GA_TMP/scontrol.log"
+line=$("$GA_BIN" undrain "$out" 2>"$GA_TMP/other-criterion.err"); rc=$?
+check "undrain after a judgement without its criterion: exit 0, nothing resumed" [ $rc -eq 0 -a -z "$line" ]
+check "  and undrain names the criterion not re-judged" \
+  grep -q "no passing verdict of contract.hostmem.floor at it" "$GA_TMP/other-criterion.err"
+printf '%s|drained|gpuaccept: contract.hostmem.any (t)\nother|drained|gpuaccept: x (t)\n' "$me" >"$GA_TMP/sinfo.out"
 line=$("$GA_BIN" undrain "$out" 2>/dev/null); rc=$?
 check "undrain: exit 1, this host resumed (not 'other', which this run did not judge)" \
   [ $rc -eq 1 -a "$line" = "scontrol update nodename=$me state=resume" ]

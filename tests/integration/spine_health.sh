@@ -78,7 +78,12 @@ check "nothing left in TMPDIR" test -z "$(ls -A "$tmp")"
 log "2c. --drain, with stand-ins for scontrol (logs its argv) and sinfo (prints sinfo.out)"
 mkdir -p "$GA_TMP/bin"
 printf '#!/bin/sh\nprintf "%%s|" "$@" >>"%s"; echo >>"%s"\n' "$GA_TMP/scontrol.log" "$GA_TMP/scontrol.log" >"$GA_TMP/bin/scontrol"
-printf '#!/bin/sh\necho "$*" >>"%s"; cat "%s"\n' "$GA_TMP/sinfo.log" "$GA_TMP/sinfo.out" >"$GA_TMP/bin/sinfo"
+# sinfo: the node's partitions (--format=%P) are "gpu", every other question gets sinfo.out.
+cat >"$GA_TMP/bin/sinfo" <<EOF
+#!/bin/sh
+echo "\$*" >>"$GA_TMP/sinfo.log"
+case "\$*" in *%P*) echo 'gpu*' ;; *) cat "$GA_TMP/sinfo.out" ;; esac
+EOF
 chmod +x "$GA_TMP/bin/scontrol" "$GA_TMP/bin/sinfo"
 echo "$host|idle|none" >"$GA_TMP/sinfo.out"
 PATH=$GA_TMP/bin:$PATH health healthy-drain --skip clock "${kmsg[@]}" --drain
@@ -102,6 +107,7 @@ check "the drain is said" grep -q "^gpuaccept health: drained $host: scontrol up
 rm -f "$GA_TMP/scontrol.log"
 mkdir -p "$GA_TMP/hangbin"
 printf '#!/bin/sh\nexec sleep 8 </dev/null >/dev/null 2>&1\n' >"$GA_TMP/hangbin/scontrol"
+cp "$GA_TMP/bin/sinfo" "$GA_TMP/hangbin/sinfo"  # the fleet cap's question is answered; the drain hangs
 chmod +x "$GA_TMP/hangbin/scontrol"
 start=$SECONDS
 GA_FAKE_GPU_FAULTS="$host/gpu:1=xid" PATH=$GA_TMP/hangbin:$PATH health xid-hang --skip clock "${kmsg[@]}" --drain --timeout 3
@@ -109,6 +115,7 @@ check "scontrol that never returns: still exit 1, the verdict (rc $rc)" [ "$rc" 
 check "within the deadline and a second ($((SECONDS - start)) s)" [ $((SECONDS - start)) -le 5 ]
 check "it says scontrol did not return" grep -q "drain: scontrol or sinfo did not return within the --timeout of 3 s" "$GA_TMP/xid-hang.err"
 check "no file left" nothing_left
+echo "node017|idle|none" >"$GA_TMP/sinfo.out"  # the partition slurmd's node is in, none drained
 SLURMD_NODENAME=node017 GA_FAKE_GPU_FAULTS="$host/gpu:1=xid" PATH=$GA_TMP/bin:$PATH health xid-drain2 --skip clock "${kmsg[@]}" --drain
 check "the node drained is \$SLURMD_NODENAME when slurmd sets it" grep -q "^update|nodename=node017|state=drain|" "$GA_TMP/scontrol.log"
 rm -f "$GA_TMP/scontrol.log"
@@ -205,7 +212,8 @@ wrap() {  # wrap NAME ARGS... -> rc; env from the caller
 }
 GPUACCEPT_HEALTH_ARGS="--skip clock ${kmsg[*]}" wrap w-ok --prolog
 check "prolog, healthy: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
-GA_FAKE_GPU_FAULTS="$host/gpu:1=xid" GPUACCEPT_HEALTH_ARGS="--skip clock ${kmsg[*]}" wrap w-fault --prolog
+echo "$host|idle|none" >"$GA_TMP/sinfo.out"
+GA_FAKE_GPU_FAULTS="$host/gpu:1=xid" GPUACCEPT_HEALTH_ARGS="--skip clock ${kmsg[*]}" PATH=$GA_TMP/bin:$PATH wrap w-fault --prolog
 check "prolog, a node fault: exit 1 (rc $rc), slurmd drains and requeues" [ "$rc" -eq 1 ]
 check "prolog: the finding is logged" grep -q "gpuaccept-health (prolog): gpuaccept health: node fault: gpu.xid at $host/gpu:1" "$GA_TMP/w-fault.err"
 GPUACCEPT_HEALTH_ARGS="--nope" wrap w-bad --prolog

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # A real Slurm (slurmctld + slurmd, munge) on this machine, for running gpuaccept under srun.
 #   slurm-localhost.sh up               one node: this host
-#   slurm-localhost.sh up-fake N        N nodes: the fake hosts ga-h1..ga-hN (made first with
+#   slurm-localhost.sh up-fake N [G]    N nodes: the fake hosts ga-h1..ga-hN (made first with
 #                                       tests/fakehosts/fakehosts.sh up N), one slurmd inside
 #                                       each one's network namespace under its hostname; the
-#                                       controller on this host at the bridge's 10.231.0.254
+#                                       controller on this host at the bridge's 10.231.0.254;
+#                                       with G, each node declares G GPUs as GRES (gres.conf over
+#                                       fake device files: Slurm schedules --gpus-per-node on
+#                                       them and sets SLURM_GPUS_ON_NODE, as on a GPU node)
 #   slurm-localhost.sh down             stop them
 # State in /run/gpuaccept-slurm; the configuration is $S/slurm.conf, not /etc/slurm: callers
 # export SLURM_CONF=$S/slurm.conf. Settings from ../shared/docs/testing-without-hardware.md: no
@@ -22,10 +25,12 @@ start_munge() {
   pgrep -x munged >/dev/null || su -s /bin/sh munge -c "/usr/sbin/munged"
 }
 
-# write_conf CONTROLLER NODES: CONTROLLER as SlurmctldHost takes it, NODES the node list line.
+# write_conf CONTROLLER NODES [GRESTYPES]: CONTROLLER as SlurmctldHost takes it, NODES the node
+# list line, GRESTYPES the GresTypes line's value when nodes declare GRES.
 write_conf() {
-  local nodes=$2
+  local nodes=$2 gres=${3:-}
   cat >"$SLURM_CONF" <<CONF
+${gres:+GresTypes=$gres}
 ClusterName=gpuaccept
 SlurmctldHost=$1
 SlurmUser=root
@@ -71,12 +76,24 @@ up() {
 }
 
 up_fake() {
-  local n=${1:?how many fake hosts} i
+  local n=${1:?how many fake hosts} gpus=${2:-0} i node_gres=""
   for ((i = 1; i <= n; i++)); do
     [ -e /run/netns/ga-h$i ] || { echo "no fake host ga-h$i: run tests/fakehosts/fakehosts.sh up $n first" >&2; exit 2; }
   done
   start_munge
-  write_conf "$host(10.231.0.254)" "NodeName=ga-h[1-$n] NodeAddr=10.231.0.[1-$n] CPUs=$(nproc) State=UNKNOWN"
+  if [ "$gpus" -gt 0 ]; then
+    # Fake device files, character devices like /dev/nvidiaK (the numbers of /dev/null): with
+    # task/none and no cgroup device constraint Slurm only counts them and names them in
+    # CUDA_VISIBLE_DEVICES; nothing opens them.
+    mkdir -p "$S/dev"
+    for ((i = 0; i < gpus; i++)); do [ -e "$S/dev/fakegpu$i" ] || mknod "$S/dev/fakegpu$i" c 1 3; done
+    printf 'AutoDetect=off\nName=gpu File=%s/dev/fakegpu[0-%d]\n' "$S" $((gpus - 1)) >"$S/gres.conf"
+    node_gres=" Gres=gpu:$gpus"
+  else
+    rm -f "$S/gres.conf"
+  fi
+  write_conf "$host(10.231.0.254)" "NodeName=ga-h[1-$n] NodeAddr=10.231.0.[1-$n] CPUs=$(nproc)$node_gres State=UNKNOWN" \
+    "$([ "$gpus" -gt 0 ] && echo gpu)"
   slurmctld -i
   for ((i = 1; i <= n; i++)); do
     mkdir -p "$S/tmp/ga-h$i"
@@ -97,7 +114,7 @@ down() {
 
 case "${1:-}" in
   up) up ;;
-  up-fake) up_fake "${2:-}" ;;
+  up-fake) up_fake "${2:-}" "${3:-0}" ;;
   down) down ;;
-  *) echo "usage: $0 up | up-fake N | down" >&2; exit 2 ;;
+  *) echo "usage: $0 up | up-fake N [GPUS] | down" >&2; exit 2 ;;
 esac

@@ -55,6 +55,9 @@ TEST(Launch, SrunOnNamedHostsAndOnTheWholeAllocation) {
   r.hosts.clear();  // inside an allocation: all its nodes, 8 each
   EXPECT_EQ(srun_argv(r), (std::vector<std::string>{"srun", "--mpi=pmix", "--ntasks-per-node=8", "--cpu-bind=ldoms",
                                                     "/opt/gpuaccept/bin/gpuaccept", "run", "--suite", "default"}));
+  r.job_tasks = true;  // sbatch -n: the job's own tasks, no count of ours (the sbatch script's -n path)
+  EXPECT_EQ(srun_argv(r), (std::vector<std::string>{"srun", "--mpi=pmix", "--cpu-bind=ldoms",
+                                                    "/opt/gpuaccept/bin/gpuaccept", "run", "--suite", "default"}));
   r.program.clear();
   EXPECT_THROW(srun_argv(r), std::invalid_argument);
 }

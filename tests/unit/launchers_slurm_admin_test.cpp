@@ -41,5 +41,32 @@ TEST(SlurmAdmin, SinfoNodesParsedOncePerNodeWithWhoDrainedThem) {
             (std::vector<std::string>{"sinfo", "--noheader", "--Node", "--format=%N|%T|%E", "--nodes=node017"}));
 }
 
+// Issue 31: undrain resumes a node only on a passing verdict of every criterion it was drained for.
+TEST(SlurmAdmin, DrainReasonsSayWhatTheNodeWasDrainedFor) {
+  auto d = parse_drain_reason("gpuaccept: gpu.xid,gpu.pcie.gen_at_max [RESTART_BM] (slurm job 4242)");
+  EXPECT_TRUE(d.ours);
+  EXPECT_FALSE(d.health);
+  EXPECT_FALSE(d.cut);
+  EXPECT_EQ(d.criteria, (std::vector<std::string>{"gpu.xid", "gpu.pcie.gen_at_max"}));
+  EXPECT_EQ(d.run, "slurm job 4242");
+  d = parse_drain_reason("gpuaccept: p2p.host.bw (2026-12-01T10:00:00Z)");
+  EXPECT_EQ(d.criteria, std::vector<std::string>{"p2p.host.bw"});
+  EXPECT_EQ(d.run, "2026-12-01T10:00:00Z");
+  d = parse_drain_reason("gpuaccept: health: gpu.xid@n1/gpu:1 gpu.xid@n1/gpu:0 gpu.remap.pending@n1/gpu:0 [RESTART_BM]");
+  EXPECT_TRUE(d.health);
+  EXPECT_FALSE(d.cut);
+  EXPECT_EQ(d.criteria, (std::vector<std::string>{"gpu.xid", "gpu.remap.pending"}));
+  EXPECT_TRUE(parse_drain_reason("gpuaccept: health: gpu.xid@n1/gpu:1 ...").cut);
+  EXPECT_TRUE(parse_drain_reason("gpuaccept: gpu.xid").cut);  // no run: shortened or edited
+  EXPECT_FALSE(parse_drain_reason("bad DIMM, ticket 99").ours);
+  EXPECT_FALSE(parse_drain_reason("gpuacceptable").ours);
+}
+
+TEST(SlurmAdmin, PartitionsOfANodeForHealthsFleetCap) {
+  EXPECT_EQ(sinfo_partitions_argv("n7"), (std::vector<std::string>{"sinfo", "--noheader", "--Node", "--nodes=n7", "--format=%P"}));
+  EXPECT_EQ(parse_sinfo_partitions("gpu*\nbatch\ngpu*\n\n"), (std::vector<std::string>{"gpu", "batch"}));
+  EXPECT_EQ(sinfo_partition_nodes_argv({"gpu", "batch"}).back(), "--partition=gpu,batch");
+}
+
 }  // namespace
 }  // namespace ga::launch

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "probes/gpu/xid_catalogue.hpp"
-#include "probes/gpu/xid_log.hpp"
+#include "probes/devices/xid_log.hpp"
 
 namespace ga::gpu {
 namespace {
@@ -65,7 +65,8 @@ TEST(XidCatalogue, ReasonOfAKernelLog) {
 }
 
 TEST(XidCatalogue, ABadCatalogueIsRefusedNamingTheEntry) {
-  const std::string head = "source: s\nversion: v\nactions: {RESET_GPU: reset the GPU}\nxids:\n";
+  const std::string head =
+      "source: s\nversion: v\nactions: {RESET_GPU: reset the GPU}\nseverity: {RESET_GPU: node}\nxids:\n";
   EXPECT_NO_THROW(XidCatalogue::parse(head + "  - {xid: 1, action: RESET_GPU}\n"));
   try {
     XidCatalogue::parse(head + "  - {xid: 1, action: RESET_GPU}\n  - {xid: 7, action: PRAY}\n");
@@ -75,6 +76,33 @@ TEST(XidCatalogue, ABadCatalogueIsRefusedNamingTheEntry) {
   }
   EXPECT_THROW(XidCatalogue::parse(head + "  - {xid: 1}\n"), std::runtime_error);
   EXPECT_THROW(XidCatalogue::parse(head + "  - {xid: 1, action: RESET_GPU}\n  - {xid: 1, action: RESET_GPU}\n"),
+               std::runtime_error);
+}
+
+// Issue 31: an application's Xid is a warning, never a drain; the hardware's is a node fault.
+TEST(XidCatalogue, EachBucketSaysWhetherTheNodeOrTheApplicationIsAtFault) {
+  const auto& c = XidCatalogue::builtin();
+  for (int app : {13, 31, 43, 45, 63, 94}) EXPECT_FALSE(c.node_fault(app)) << "Xid " << app;
+  for (int node : {48, 64, 74, 79, 95, 119, 154}) EXPECT_TRUE(c.node_fault(node)) << "Xid " << node;
+  EXPECT_TRUE(c.node_fault(9999));  // not in the catalogue: the node's until someone says otherwise
+  for (const auto& [bucket, sev] : c.severities()) EXPECT_TRUE(sev == "node" || sev == "application") << bucket;
+  // A site moves a bucket; the built-in one is untouched.
+  const XidCatalogue site = c.with_severity("RESTART_APP=node,RESET_GPU=application");
+  EXPECT_TRUE(site.node_fault(13));
+  EXPECT_FALSE(site.node_fault(95));
+  EXPECT_FALSE(c.node_fault(13));
+  EXPECT_NO_THROW(c.with_severity(""));
+  EXPECT_THROW(c.with_severity("PRAY=node"), std::invalid_argument);
+  EXPECT_THROW(c.with_severity("RESTART_APP=maybe"), std::invalid_argument);
+  EXPECT_THROW(c.with_severity("RESTART_APP"), std::invalid_argument);
+}
+
+TEST(XidCatalogue, ABucketWithoutASeverityIsRefused) {
+  const std::string head = "source: s\nversion: v\nactions: {RESET_GPU: reset, IGNORE: nothing}\n";
+  EXPECT_THROW(XidCatalogue::parse(head + "severity: {RESET_GPU: node}\nxids:\n  - {xid: 1, action: RESET_GPU}\n"),
+               std::runtime_error);
+  EXPECT_THROW(XidCatalogue::parse(head + "severity: {RESET_GPU: node, IGNORE: often}\nxids: []\n"), std::runtime_error);
+  EXPECT_THROW(XidCatalogue::parse(head + "severity: {RESET_GPU: node, IGNORE: application, PRAY: node}\nxids: []\n"),
                std::runtime_error);
 }
 

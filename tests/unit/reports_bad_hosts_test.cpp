@@ -108,5 +108,33 @@ TEST(BadHosts, ACleanRunHasTheHeaderAndNoHost) {
   EXPECT_EQ(parse_bad_hosts(text, "x").hosts.size(), 0u);
 }
 
+// Issue 31: where each host failed, so a re-test clears it only on the same places; drain's
+// input check.
+TEST(BadHosts, WhereEachHostFailedReadsBack) {
+  const Report r = build_report(test::make_journal(), test::make_judgement());
+  const BadHosts b = bad_hosts(r);
+  ASSERT_FALSE(b.hosts.empty());
+  EXPECT_EQ(b.hosts[0].failed_at, std::vector<std::string>{"gpu-hbm-bw@node2/gpu:1"});
+  const BadHosts back = parse_bad_hosts(bad_hosts_text(b), "bad-hosts.txt");
+  ASSERT_EQ(back.hosts.size(), b.hosts.size());
+  for (std::size_t i = 0; i < b.hosts.size(); ++i) {
+    EXPECT_EQ(back.hosts[i].failed_at, b.hosts[i].failed_at);
+    EXPECT_GT(back.hosts[i].line, 0);
+  }
+  BadHost many = b.hosts[0];
+  many.failed_at_cut = true;
+  BadHosts m = b;
+  m.hosts = {many};
+  EXPECT_TRUE(parse_bad_hosts(bad_hosts_text(m), "f").hosts[0].failed_at_cut);
+  // A five-column file of an older gpuaccept still reads, with nothing in failed_at.
+  const auto old = parse_bad_hosts("# gpuaccept bad hosts\nn1\tnode fault\tc\te\tRESTART_BM\n", "f");
+  EXPECT_TRUE(old.hosts[0].failed_at.empty());
+}
+
+TEST(BadHosts, APlainNodeNameIsOneNode) {
+  for (const char* ok : {"gpu-017", "node_3", "h1.cluster.example"}) EXPECT_TRUE(plain_node_name(ok)) << ok;
+  for (const char* bad : {"node[001-512]", "a,b", "a b", "node*", "", "n?", "$(reboot)"}) EXPECT_FALSE(plain_node_name(bad)) << bad;
+}
+
 }  // namespace
 }  // namespace ga
