@@ -21,6 +21,7 @@
 #include "base/file_io.hpp"
 #include "launchers/slurm_admin.hpp"
 #include "reports/bad_hosts.hpp"
+#include "reports/campaign.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -132,16 +133,9 @@ struct CampaignView {
 };
 std::map<std::string, CampaignView> campaign_view(const std::string& dir) {
   std::map<std::string, CampaignView> out;
-  const auto path = std::filesystem::path(dir) / "campaign.json";
-  if (!std::filesystem::exists(path)) return out;
-  const auto bytes = base::read_whole_file(path.string());
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(bytes.begin(), bytes.end());
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path.string() + ": " + e.what());
-  }
-  for (const auto& h : j.value("hosts", nlohmann::json::array())) {
+  const auto j = read_campaign_json(dir);
+  if (!j) return out;
+  for (const auto& h : j->value("hosts", nlohmann::json::array())) {
     if (!h.is_object() || !h.contains("host") || !h["host"].is_string()) continue;
     CampaignView& v = out[h["host"].get<std::string>()];
     v.status = h.value("status", "");

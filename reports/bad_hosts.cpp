@@ -12,6 +12,7 @@
 
 #include "base/file_io.hpp"
 #include "base/natural_order.hpp"
+#include "reports/campaign.hpp"
 #include "topology/place.hpp"
 
 namespace ga {
@@ -217,18 +218,10 @@ bool plain_node_name(const std::string& name) {
 std::vector<std::string> run_hosts(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> hosts;
-  const auto campaign = fs::path(dir) / "campaign.json";
-  if (fs::exists(campaign)) {
-    const auto bytes = base::read_whole_file(campaign.string());
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(bytes.begin(), bytes.end());
-    } catch (const std::exception& e) {
-      throw std::runtime_error(campaign.string() + ": " + e.what());
-    }
-    for (const auto& h : j.value("hosts", nlohmann::json::array()))
+  if (const auto j = read_campaign_json(dir)) {
+    for (const auto& h : j->value("hosts", nlohmann::json::array()))
       if (h.is_object() && h.contains("host") && h["host"].is_string()) hosts.push_back(h["host"].get<std::string>());
-    if (hosts.empty()) throw std::runtime_error(campaign.string() + ": no hosts");
+    if (hosts.empty()) throw std::runtime_error((fs::path(dir) / "campaign.json").string() + ": no hosts");
     return hosts;
   }
   // The journal's first record is the run_start: one line, read without the rest of the file.

@@ -31,16 +31,9 @@ std::string str(const nlohmann::json& j, const char* key) {
 // made from its bad-hosts.txt.
 Campaign previous_campaign(const std::string& dir) {
   const BadHosts b = read_bad_hosts(dir);
-  const auto path = std::filesystem::path(dir) / "campaign.json";
   Campaign c;
-  if (std::filesystem::exists(path)) {
-    std::ifstream in(path);
-    nlohmann::json j;
-    try {
-      in >> j;
-    } catch (const std::exception& e) {
-      throw std::runtime_error(path.string() + ": " + e.what());
-    }
+  if (const auto cj = read_campaign_json(dir)) {
+    const nlohmann::json& j = *cj;
     for (const auto& r : j.value("runs", nlohmann::json::array())) c.runs.push_back({str(r, "id"), str(r, "dir")});
     for (const auto& h : j.value("hosts", nlohmann::json::array())) {
       CampaignHost ch;
@@ -93,6 +86,17 @@ std::string list(const std::vector<std::string>& v, std::size_t most = 6) {
 }
 
 }  // namespace
+
+std::optional<nlohmann::json> read_campaign_json(const std::string& dir) {
+  const auto path = std::filesystem::path(dir) / "campaign.json";
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  std::ifstream in(path);
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path.string() + ": " + e.what());
+  }
+}
 
 Campaign merge_campaign(const std::string& previous_dir, const Report& now, const std::string& now_dir) {
   Campaign c = previous_campaign(previous_dir);

@@ -58,6 +58,10 @@ struct Campaign {
   std::string overall;                // FAIL (a node fault), INCONCLUSIVE, TOOL ERROR or PASS, over the hosts
 };
 
+// DIR/campaign.json parsed, or nullopt when DIR is no re-test; throws std::runtime_error naming
+// the file when it does not parse. The one reader of the file (campaign, drain, undrain).
+std::optional<nlohmann::json> read_campaign_json(const std::string& dir);
+
 // previous_dir's bad-hosts.txt (and its campaign.json when it has one) merged with `now`, the
 // re-test judged in now_dir. Throws std::runtime_error when previous_dir cannot be read.
 Campaign merge_campaign(const std::string& previous_dir, const Report& now, const std::string& now_dir);
