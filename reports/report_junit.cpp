@@ -3,8 +3,9 @@
 // probe a verdict's metric belongs to ("gpu.hbm_bw" and "probe.gpu" both go to "gpu"); one
 // <testcase> per verdict. An error-severity node fault (fail, missing) is a <failure>; a tool
 // error is an <error> (JUnit's own word for "the test could not run", never the node's
-// fault); an inconclusive verdict is <skipped type="inconclusive"> (re-test, neither pass nor
-// fault); a warning that failed passes with the reason in <system-out> and a property; a
+// fault); an inconclusive verdict is <failure type="inconclusive"> with the re-test advice
+// (neither pass nor node fault, but never green: dashboards show <skipped> as passed, and an
+// unconfirmed suspect is not a pass, issue 32); a warning that failed passes with the reason in <system-out> and a property; a
 // skipped verdict is <skipped>; a suite "run" holds the command and versions as properties and one testcase,
 // "run completes", that has an <error> when the run did not finish. Counts are of the
 // elements written, so they agree with the summary by construction (docs/report-format.md).
@@ -84,10 +85,13 @@ void testcase(std::string& out, const Verdict& v) {
                             value + "\nbound " + bound + "\n" + v.reason);
     out += "</error>\n";
   } else if (v.status == VerdictStatus::inconclusive) {
-    out += "      <skipped";
-    attr(out, "type", "inconclusive");
+    out += "      <failure";
     attr(out, "message", "inconclusive (re-test): " + v.reason);
-    out += "/>\n";
+    attr(out, "type", "inconclusive");
+    out += ">";
+    append_escaped(out, "inconclusive: neither confirmed nor cleared; re-test it (gpuaccept rerun-plan), drain nothing\nplace " +
+                            v.place + "\nmetric " + v.metric + "\nvalue " + value + "\nbound " + bound + "\n" + v.reason);
+    out += "</failure>\n";
   } else if (bad && v.severity == Severity::error) {
     out += "      <failure";
     attr(out, "message", v.reason);
@@ -136,9 +140,9 @@ void write_report_junit(const Report& r, std::ostream& os) {
     // the cluster-level skips) gather in one suite of their own.
     Suite& s = suite(at.count(name) ? name : "gpuaccept");
     s.verdicts.push_back(&v);
-    if (v.node_fault()) ++s.failures;
+    if (v.node_fault() || v.status == VerdictStatus::inconclusive) ++s.failures;
     if (v.status == VerdictStatus::tool_error && v.severity == Severity::error) ++s.errors;
-    if (v.status == VerdictStatus::skipped || v.status == VerdictStatus::inconclusive) ++s.skipped;
+    if (v.status == VerdictStatus::skipped) ++s.skipped;
   }
 
   const int run_errors = g.incomplete ? 1 : 0;

@@ -53,8 +53,10 @@ TEST(ReportsJunit, ParsesAndCountsAgreeWithTheSummary) {
     tool_errors += v.status == VerdictStatus::tool_error && v.severity == Severity::error;
   }
   ASSERT_EQ(tool_errors, 1);  // the fixture's NaN HBM verdict
-  EXPECT_EQ(count_all(root, "//failure"), node_faults);
-  EXPECT_EQ(root.attribute("failures").as_int(), node_faults);
+  int inconclusive = 0;
+  for (const auto& v : g.verdicts) inconclusive += v.status == VerdictStatus::inconclusive;
+  EXPECT_EQ(count_all(root, "//failure"), node_faults + inconclusive);
+  EXPECT_EQ(root.attribute("failures").as_int(), node_faults + inconclusive);
   EXPECT_EQ(count_all(root, "//skipped"), g.summary.skipped);
   EXPECT_EQ(root.attribute("skipped").as_int(), g.summary.skipped);
   EXPECT_EQ(count_all(root, "//error"), 1 + tool_errors);
@@ -62,7 +64,7 @@ TEST(ReportsJunit, ParsesAndCountsAgreeWithTheSummary) {
   EXPECT_EQ(root.attribute("errors").as_int(), 1 + tool_errors);
   // node faults plus failed warnings are the summary's fail + missing
   int warnings = count_all(root, "//testcase/properties/property[@name='severity' and @value='warning']");
-  EXPECT_EQ(node_faults + warnings, g.summary.fail + g.summary.missing);
+  EXPECT_EQ(count_all(root, "//failure[@type!='inconclusive']") + warnings, g.summary.fail + g.summary.missing);
   EXPECT_EQ(std::string(root.attribute("name").value()), "gpuaccept INCOMPLETE");
   // each suite's attributes count its own children
   int tests = 0;
@@ -184,4 +186,26 @@ TEST(MarkupEscape, KeepsValidUtf8AndReplacesTheRest) {
 }
 
 }  // namespace
+// Issue 32: an inconclusive verdict never reads green. Dashboards show <skipped> as passed.
+TEST(ReportsJunit, AnInconclusiveVerdictIsAFailureOfItsOwnTypeNeverSkipped) {
+  auto j = test::make_journal();
+  auto g = test::make_judgement();
+  g.verdicts.push_back(test::verdict("p2p-link", "p2p.link_slowdown", "node2~node10", VerdictStatus::inconclusive, 3.0,
+                                     "x", {}, "slow in the first pass, not confirmed"));
+  Parsed p;
+  parse(p, j, g);
+  auto root = p.root();
+  ASSERT_TRUE(root);
+  pugi::xpath_node c = root.select_node("//testcase[@name='p2p-link @ node2~node10']");
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c.node().child("skipped"));
+  pugi::xml_node f = c.node().child("failure");
+  ASSERT_TRUE(f);
+  EXPECT_STREQ(f.attribute("type").value(), "inconclusive");
+  EXPECT_NE(std::string(f.attribute("message").value()).find("inconclusive (re-test): slow in the first pass"),
+            std::string::npos);
+  EXPECT_NE(std::string(f.text().get()).find("re-test it"), std::string::npos);
+  EXPECT_EQ(count_all(root, "//skipped[@type='inconclusive']"), 0);
+}
+
 }  // namespace ga
