@@ -282,8 +282,9 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
               sign_directory(dir, o.sign);
               std::fprintf(said, "gpuaccept: signed %s\n", (fs::path(dir) / "signature.dsse.json").c_str());
             } catch (const std::exception& e) {
-              std::fprintf(stderr, "gpuaccept: signing failed: %s\n", e.what());
-              code = std::to_string(kExitToolError);
+              // Combined with the verdict, not over it: a node fault stays exit 1 (issue 32).
+              std::fprintf(stderr, "gpuaccept: tool error: signing failed (the report is unsigned): %s\n", e.what());
+              code = std::to_string(worse_exit(r.exit_code, kExitToolError));
             }
           }
           std::fprintf(said, "gpuaccept: %s\n", r.summary_line.c_str());
@@ -291,8 +292,10 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
           std::fprintf(said, "gpuaccept: report %s\n", (fs::path(dir) / "report.md").c_str());
           std::fflush(stdout);
         } catch (const std::exception& e) {
-          std::fprintf(stderr, "gpuaccept: judging failed: %s\n", e.what());
-          code = std::to_string(kExitUsage);
+          // The journal is this run's own: judging it failing is gpuaccept's failure (5), not a
+          // bad input of the user's (2).
+          std::fprintf(stderr, "gpuaccept: tool error: judging failed: %s\n", e.what());
+          code = std::to_string(kExitToolError);
         }
       }
     }

@@ -52,6 +52,24 @@ inline constexpr int kExitIncomplete = 3;    // the run did not complete: a rank
 inline constexpr int kExitInconclusive = 4;  // the worst verdict is inconclusive: re-test
 inline constexpr int kExitToolError = 5;     // the worst verdict is a tool error: fix gpuaccept or its setup
 
+// Two findings' exit codes combined, the worst first as the README's table orders them:
+// incomplete, node fault, tool error, inconclusive, pass (usage, 2, stands for itself). A node
+// fault and a signature that could not be made is still exit 1: the drain comes first, and the
+// signing failure is printed beside it.
+constexpr int worse_exit(int a, int b) {
+  auto rank = [](int c) {
+    switch (c) {
+      case kExitUsage: return 5;
+      case kExitIncomplete: return 4;
+      case kExitNodeFault: return 3;
+      case kExitToolError: return 2;
+      case kExitInconclusive: return 1;
+      default: return 0;
+    }
+  };
+  return rank(a) >= rank(b) ? a : b;
+}
+
 struct Summary {
   int pass = 0, fail = 0, missing = 0, skipped = 0, tool_error = 0, inconclusive = 0;
   // "PASS", "FAIL" (a node fault), "TOOL ERROR", "INCONCLUSIVE" or "INCOMPLETE"

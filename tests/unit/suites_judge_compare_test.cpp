@@ -343,3 +343,21 @@ TEST(JudgeCompare, CriteriaJudgedSideBySideKeepTheirOrder) {
 
 }  // namespace
 }  // namespace ga
+
+namespace ga {
+namespace {
+
+// Issue 32: exit codes combine, worst first; a signature that cannot be made never hides a
+// node fault (it used to overwrite exit 1 with 5).
+TEST(ExitCodes, CombineWorstFirst) {
+  static_assert(worse_exit(kExitNodeFault, kExitToolError) == kExitNodeFault);
+  EXPECT_EQ(worse_exit(kExitToolError, kExitNodeFault), kExitNodeFault);
+  EXPECT_EQ(worse_exit(kExitPass, kExitToolError), kExitToolError);
+  EXPECT_EQ(worse_exit(kExitInconclusive, kExitToolError), kExitToolError);
+  EXPECT_EQ(worse_exit(kExitIncomplete, kExitNodeFault), kExitIncomplete);
+  EXPECT_EQ(worse_exit(kExitPass, kExitInconclusive), kExitInconclusive);
+  EXPECT_EQ(worse_exit(kExitPass, kExitPass), kExitPass);
+}
+
+}  // namespace
+}  // namespace ga
