@@ -92,12 +92,18 @@ std::string profiles_table() {
 }
 
 std::string metrics_table() {
-  std::string t = "| metric | probe | unit | better | combine | what |\n|---|---|---|---|---|---|\n";
+  // `at` and `params` are what a criterion's scope and where may name (checked before a run).
+  std::string t = "| metric | probe | unit | better | combine | at | params | what |\n|---|---|---|---|---|---|---|---|\n";
   const ProbeRegistry reg = builtins();
   const MetricCatalogue catalogue = catalogue_of(reg);
-  for (const auto& d : catalogue.all())
+  for (const auto& d : catalogue.all()) {
+    std::string keys;
+    if (d.decl.param_keys)
+      for (const auto& k : *d.decl.param_keys) keys += (keys.empty() ? "" : ", ") + k;
     t += "| " + code(d.decl.id) + " | " + d.probe + " | " + code(d.decl.unit) + " | " + to_string(d.decl.better) +
-         " | " + to_string(d.decl.combine) + " | " + cell(d.decl.summary) + " |\n";
+         " | " + to_string(d.decl.combine) + " | " + places_text(d.decl) + " | " + cell(keys) + " | " +
+         cell(d.decl.summary) + " |\n";
+  }
   return t;
 }
 

@@ -126,7 +126,7 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
 
     ProbeRegistry registry;
     register_builtin_probes(registry);
-    auto make_ctx = [&](const SuiteProbe& sp, std::chrono::steady_clock::time_point t0) {
+    auto make_ctx = [&](const SuiteProbe& sp, std::chrono::steady_clock::time_point t0, double deadline_s) {
       ProbeContext ctx{world, cluster, *my_host, host};
       ctx.rank = rank;
       ctx.size = world.size();
@@ -141,7 +141,7 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
       ctx.shared_dir = o.shared_dir.empty() ? dir : fs::absolute(o.shared_dir).string();
       ctx.self_argv = o.argv;
       ctx.deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(o.probe_timeout_s));
+                              std::chrono::duration<double>(deadline_s));
       return ctx;
     };
     // Run-level readings (Probe::read_run_bound), once per probe of the suite that takes them
@@ -155,7 +155,7 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
         watch.arm(phase, o.probe_timeout_s);
         set_phase(phase);
         world.barrier();
-        ProbeContext ctx = make_ctx(sp, std::chrono::steady_clock::now());
+        ProbeContext ctx = make_ctx(sp, std::chrono::steady_clock::now(), o.probe_timeout_s);
         CollectingSink sink(sp.name, rank);
         try {
           probe->read_run_bound(at, ctx, sink);
@@ -185,16 +185,19 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
     for (std::size_t pi = 0; pi < nprobes; ++pi) {
       const auto& sp = in.suite.probes[pi];
       Probe* probe = registry.find(sp.name);
-      watch.arm(sp.name, o.probe_timeout_s);
+      // A probe whose suite states how long it runs (the burn-in's soak.duration_s) gets the
+      // deadline that length needs; --probe-timeout bounds the others (issue 32).
+      const double deadline_s = probe->deadline_s(sp.params, o.probe_timeout_s);
+      watch.arm(sp.name, deadline_s);
       set_phase(sp.name);
       const auto t0 = std::chrono::steady_clock::now();
       if (rank == 0) {
-        journal->append({{"type", "probe_begin"}, {"probe", sp.name}, {"time", iso_now()}, {"deadline_s", o.probe_timeout_s}});
+        journal->append({{"type", "probe_begin"}, {"probe", sp.name}, {"time", iso_now()}, {"deadline_s", deadline_s}});
         journal->flush();
         if (!o.quiet) progress(rank, "probe " + sp.name + " (" + std::to_string(pi + 1) + "/" + std::to_string(nprobes) + ")");
       }
       world.barrier();
-      ProbeContext ctx = make_ctx(sp, t0);
+      ProbeContext ctx = make_ctx(sp, t0, deadline_s);
       // Rank 0 alone prints where the probe is (probes/progress.hpp); --quiet prints nothing.
       std::optional<harness::ProgressPrinter> printer;
       if (rank == 0 && !o.quiet) {
@@ -226,22 +229,35 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
         }
       }
       watch.stage("sending results");
-      nlohmann::json mine = {{"outcome", {{"status", to_string(outcome.status)}, {"reason", outcome.reason}}},
+      nlohmann::json mine = {{"outcome", {{"status", to_string(outcome.status)}, {"reason", outcome.reason}, {"library", outcome.library}, {"waited", outcome.waited}}},
                              {"samples", nlohmann::json::array()}};
       for (const auto& s : sink.samples) mine["samples"].push_back(to_json(s));
       auto parts = world.gather(mine.dump(), 0);
       if (rank == 0) {
         std::map<std::string, int> counts;
+        std::vector<nlohmann::json> got;
+        std::vector<Outcome> outcomes;
         for (int r = 0; r < world.size(); ++r) {
-          auto j = nlohmann::json::parse(parts[static_cast<std::size_t>(r)]);
+          got.push_back(nlohmann::json::parse(parts[static_cast<std::size_t>(r)]));
+          const auto& o = got.back()["outcome"];
+          outcomes.push_back({probe_status_from_string(o["status"].get<std::string>()).value_or(ProbeStatus::error),
+                              o["reason"].get<std::string>(), o.value("library", false), o.value("waited", false)});
+        }
+        // A library no host loads is the run's environment, not every node's fault.
+        settle_library_failures(outcomes);
+        // Ranks cut short waiting for a late one: cleared only where the late one said so.
+        settle_waiting_ranks(outcomes);
+        for (int r = 0; r < world.size(); ++r) {
+          auto& j = got[static_cast<std::size_t>(r)];
           for (auto& s : j["samples"]) {
             s["type"] = "sample";
             journal->append(s);
           }
+          const Outcome& o = outcomes[static_cast<std::size_t>(r)];
           journal->append({{"type", "outcome"}, {"probe", sp.name}, {"rank", r},
                            {"host", layout.rank_hosts[static_cast<std::size_t>(r)]},
-                           {"status", j["outcome"]["status"]}, {"reason", j["outcome"]["reason"]}});
-          counts[j["outcome"]["status"].get<std::string>()]++;
+                           {"status", to_string(o.status)}, {"reason", o.reason}});
+          counts[to_string(o.status)]++;
         }
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         journal->append({{"type", "probe_end"}, {"probe", sp.name}, {"time", iso_now()}, {"elapsed_s", elapsed}});

@@ -3,8 +3,10 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -224,13 +226,33 @@ Inputs load_inputs(const RunOptions& o) {
   register_builtin_probes(reg);
   // Fail now, not after the run: a criterion on an undeclared metric, an unknown probe, an
   // unknown or out-of-range parameter (a typo would otherwise run the default and pass).
-  check_criteria_metrics(parse_criteria(in.criteria_text, in.criteria_source), catalogue_of(reg));
+  const CriteriaSet criteria = parse_criteria(in.criteria_text, in.criteria_source);
+  const MetricCatalogue catalogue = catalogue_of(reg);
+  check_criteria_metrics(criteria, catalogue);
+  // A clause the user's own criteria require, whose probe this suite does not run, would be
+  // `missing` on every host after the whole run: refused now (issue 32). Criteria a re-test
+  // inherits are exempt: what they do not re-judge stays "not re-tested" (reports/campaign.hpp).
+  if (!o.criteria.empty())
+    for (const auto& c : criteria.criteria) {
+      if (c.required != Required::yes) continue;
+      std::set<std::string> probes;
+      const bool glob = !c.metric.empty() && c.metric.back() == '*';
+      for (const auto& d : catalogue.all())
+        if (glob ? d.decl.id.rfind(c.metric.substr(0, c.metric.size() - 1), 0) == 0 : declares(d.decl, c.metric))
+          probes.insert(d.probe);
+      const bool runs = std::any_of(in.suite.probes.begin(), in.suite.probes.end(),
+                                    [&](const SuiteProbe& sp) { return probes.count(sp.name) > 0; });
+      if (runs || probes.empty()) continue;
+      throw CriteriaError(in.criteria_source, c.line,
+                          "criterion " + c.name + " (required: true) needs probe " + *probes.begin() + ", which suite " +
+                              in.suite.name + " does not run (add it to the suite, or make the criterion required: auto)");
+    }
   if (!o.expect_topology.empty()) in.expected = topo::load_topology_file(o.expect_topology);
   for (const auto& p : in.suite.probes) {
     const Probe* probe = reg.find(p.name);
     if (!probe)
       throw SuiteError(in.suite.source, p.line, "unknown probe \"" + p.name + "\" (see gpuaccept list)");
-    const auto bad = check_params(probe->info(), p.params);
+    const auto bad = probe->check_config(p.params);
     if (!bad) continue;
     // Name where the bad key came from: its line in the suite file, or the --set that gave it.
     auto at = p.param_lines.find(bad->key);

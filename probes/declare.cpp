@@ -45,6 +45,20 @@ bool declares(const MetricDecl& decl, const std::string& id) {
   return decl.id == id;
 }
 
+bool MetricDecl::emitted_at(place::Kind k) const {
+  return places.empty() || std::find(places.begin(), places.end(), k) != places.end();
+}
+
+bool MetricDecl::may_carry(const std::string& key) const {
+  return !param_keys || std::find(param_keys->begin(), param_keys->end(), key) != param_keys->end();
+}
+
+std::string places_text(const MetricDecl& d) {
+  std::string s;
+  for (auto k : d.places) s += (s.empty() ? "" : ", ") + std::string(place::to_string(k));
+  return s;
+}
+
 namespace {
 
 std::string number_text(double v) {

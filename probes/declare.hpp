@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "topology/place.hpp"
+
 namespace ga {
 
 enum class Better {
@@ -33,7 +35,28 @@ struct MetricDecl {
   Better better = Better::none;
   std::string summary;  // one line: list --metrics and docs/criteria.md
   Combine combine = Combine::median;
+  // Where its samples are emitted (the place kinds) and which params keys they may carry: what
+  // a criterion's `scope` and `where` are checked against before a run, so a typo'd scope or
+  // key cannot silently select nothing (issue 32). Held to the samples the probes emit by
+  // tests/unit/probes_declarations_test.cpp. Empty `places`: not stated (nothing is checked);
+  // `param_keys` nullopt: not stated, an empty list: its samples carry no params.
+  std::vector<place::Kind> places{};
+  std::optional<std::vector<std::string>> param_keys{};
+
+  // Builders for the declaration lists: {"hostmem.triad_bw", ...}.at({K::numa}).carries({"numa"}).
+  MetricDecl at(std::vector<place::Kind> kinds) && {
+    places = std::move(kinds);
+    return std::move(*this);
+  }
+  MetricDecl carries(std::vector<std::string> keys) && {
+    param_keys = std::move(keys);
+    return std::move(*this);
+  }
+  bool emitted_at(place::Kind k) const;   // true when `places` is empty (not stated)
+  bool may_carry(const std::string& key) const;  // true when `param_keys` is not stated
 };
+// "numa" / "numa, gpu": the kinds a declaration states, for messages.
+std::string places_text(const MetricDecl&);
 
 enum class ParamType { integer, number, boolean, string, list, mapping, any };
 const char* to_string(ParamType);

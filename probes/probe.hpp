@@ -92,6 +92,13 @@ struct HelperCommand {
 // Where a run-level reading is taken (Probe::read_run_bound).
 enum class RunBound { start, end };
 
+// A parameter that does not fit: its key (for the suite line it came from) and one line
+// naming it and why.
+struct ParamProblem {
+  std::string key;
+  std::string message;
+};
+
 class Probe {
  public:
   virtual ~Probe() = default;
@@ -106,6 +113,19 @@ class Probe {
   virtual bool reads_run_bounds() const { return false; }
   virtual void read_run_bound(RunBound, ProbeContext&, SampleSink&) {}
   virtual std::vector<HelperCommand> helper_commands() const { return {}; }
+  // The parameters checked as the probe will read them, before the run's first probe starts:
+  // a bad value is the user's, exit 2 naming the key and its suite line, never a probe that
+  // fails on every host (issue 32). The default checks the declarations (check_params); a
+  // probe whose parser reads more than a declaration states (sizes as text, one key against
+  // another) runs that parser too. nullopt when they fit.
+  virtual std::optional<ParamProblem> check_config(const nlohmann::json& params) const;
+  // The probe's deadline in seconds, from the run's --probe-timeout: a probe whose params state
+  // how long it runs (soak.duration_s) returns what that length needs, so a stated duration is
+  // never silently cut to the default timeout. Called with params check_config accepted.
+  virtual double deadline_s(const nlohmann::json& params, double probe_timeout_s) const {
+    (void)params;
+    return probe_timeout_s;
+  }
 };
 
 class ProbeRegistry {
@@ -129,10 +149,9 @@ const ParamDecl* find_param(const ProbeInfo&, const std::string& name);
 // Checks a probe's parameters against its declarations: nullopt when they fit, else the first
 // bad key and one line naming it, why, and the probe's known keys ("hostmem.arary_mib: unknown
 // parameter (hostmem takes: array_mib, iterations)").
-struct ParamProblem {
-  std::string key;
-  std::string message;
-};
 std::optional<ParamProblem> check_params(const ProbeInfo&, const nlohmann::json& params);
+// A probe parser's error as a ParamProblem: its key the longest of `params`' keys the message
+// names (none: ""), so the run can point at the suite line.
+ParamProblem param_problem(const nlohmann::json& params, std::string message);
 
 }  // namespace ga

@@ -60,4 +60,16 @@ std::optional<ParamProblem> check_params(const ProbeInfo& info, const nlohmann::
   return std::nullopt;
 }
 
+ParamProblem param_problem(const nlohmann::json& params, std::string message) {
+  ParamProblem p{"", std::move(message)};
+  if (params.is_object())
+    for (const auto& [key, value] : params.items())
+      if (key.size() > p.key.size() && p.message.find(key) != std::string::npos) p.key = key;
+  return p;
+}
+
+std::optional<ParamProblem> Probe::check_config(const nlohmann::json& params) const {
+  return check_params(info(), params);
+}
+
 }  // namespace ga

@@ -127,7 +127,10 @@ BadHosts bad_hosts(const Report& r) {
         }
   };
   for (const auto& v : j.verdicts) {
-    if (v.severity != Severity::error || v.outcome() == OutcomeClass::none) continue;
+    // A tool error is gpuaccept's or its setup's, never a host's: it is in report.json,
+    // report.md and the summary, never here, where an operator drains from (issue 32).
+    if (v.severity != Severity::error || v.outcome() == OutcomeClass::none || v.outcome() == OutcomeClass::tool_error)
+      continue;
     for (const auto& h : hosts_of_place(v.place))
       note(h, v.outcome(), v.criterion, v.place, v.criterion + " at " + v.place + ": " + v.reason, &v.params);
   }

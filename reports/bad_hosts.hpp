@@ -17,9 +17,10 @@
 // catalogue's immediate action of each Xid seen, probes/gpu/xid_catalogue.yaml), comma-separated;
 // empty when none. `gpuaccept drain` carries them in the drain reason.
 //
-// outcome is the host's worst among its error-severity verdicts: "node fault" (drain it),
-// "tool error" (fix gpuaccept or its setup, never the node's fault), "inconclusive" (re-test,
-// never drain). A verdict on a link between two hosts counts for both ends; verdicts on the
+// outcome is the host's worst among its error-severity verdicts: "node fault" (drain it) or
+// "inconclusive" (re-test, never drain). Tool errors (fix gpuaccept or its setup, never the
+// node's fault) are not written: they are in report.json, report.md and the summary only. A
+// file that has a "tool error" line (written before issue 32) still reads. A verdict on a link between two hosts counts for both ends; verdicts on the
 // cluster or on switch groups name no host and are only in the report. A rank lost from an
 // incomplete run makes its host inconclusive unless it has worse.
 #pragma once

@@ -221,7 +221,12 @@ Campaign merge_campaign(const std::string& previous_dir, const Report& now, cons
   };
   nat(c.retested);
   nat(c.partners);
-  bool fault = false, tool = false, unsure = false;
+  // Tool errors name no host (bad-hosts.txt leaves them out): the re-test's own verdicts say
+  // whether gpuaccept broke in it.
+  bool fault = false, unsure = false;
+  bool tool = std::any_of(now.judgement->verdicts.begin(), now.judgement->verdicts.end(), [](const Verdict& v) {
+    return v.severity == Severity::error && v.outcome() == OutcomeClass::tool_error;
+  });
   for (const auto& h : c.hosts) {
     fault = fault || h.outcome == OutcomeClass::node_fault;
     tool = tool || h.outcome == OutcomeClass::tool_error;

@@ -388,10 +388,59 @@ const std::string& builtin_criteria_text() {
   return text;
 }
 
+namespace {
+
+// A criterion's scope and where against what its metric's declaration says it offers: a scope
+// or key it never carries would select nothing, and the clause would drop out of the contract
+// as "skipped" (issue 32). A glob passes when any metric it covers could match.
+void check_places(const CriteriaSet& set, const Criterion& c, const MetricCatalogue& catalogue) {
+  const bool glob = !c.metric.empty() && c.metric.back() == '*';
+  std::vector<const MetricDecl*> decls;
+  if (glob) {
+    const std::string prefix = c.metric.substr(0, c.metric.size() - 1);
+    for (const auto& d : catalogue.all())
+      if (d.decl.id.compare(0, prefix.size(), prefix) == 0) decls.push_back(&d.decl);
+  } else if (const auto* d = catalogue.find(c.metric)) {
+    decls.push_back(&d->decl);
+  }
+  if (decls.empty()) return;
+  const std::string what = glob ? "no metric of " + c.metric : c.metric;
+  if (!c.scope.empty()) {
+    const auto kind = place::kind_from_string(c.scope);
+    if (kind && std::none_of(decls.begin(), decls.end(), [&](const MetricDecl* d) { return d->emitted_at(*kind); })) {
+      std::string offers;
+      for (const auto* d : decls)
+        for (auto k : d->places)
+          if (offers.find(place::to_string(k)) == std::string::npos) offers += (offers.empty() ? "" : ", ") + std::string(place::to_string(k));
+      throw CriteriaError(set.source, c.line,
+                          "criterion " + c.name + ": " + what + " is emitted at " + offers + ", not " + c.scope +
+                              " (scope " + c.scope + " would select nothing)");
+    }
+  }
+  if (c.where.is_object())
+    for (const auto& [key, value] : c.where.items()) {
+      if (std::any_of(decls.begin(), decls.end(), [&](const MetricDecl* d) { return d->may_carry(key); })) continue;
+      std::string keys;
+      for (const auto* d : decls)
+        if (d->param_keys)
+          for (const auto& k : *d->param_keys)
+            if (keys.find(k) == std::string::npos) keys += (keys.empty() ? "" : ", ") + k;
+      throw CriteriaError(set.source, c.line,
+                          "criterion " + c.name + ": where " + key + ": " + what + " carries no param " + key + " (" +
+                              (keys.empty() ? std::string("it carries none") : "it carries " + keys) +
+                              "; the criterion would select nothing)");
+    }
+}
+
+}  // namespace
+
 void check_criteria_metrics(const CriteriaSet& set, const MetricCatalogue& catalogue) {
   for (const auto& c : set.criteria) {
     const bool glob = !c.metric.empty() && c.metric.back() == '*';
-    if (glob ? catalogue.covers_glob(c.metric) : catalogue.find(c.metric) != nullptr) continue;
+    if (glob ? catalogue.covers_glob(c.metric) : catalogue.find(c.metric) != nullptr) {
+      check_places(set, c, catalogue);
+      continue;
+    }
     std::string msg = "criterion " + c.name + ": metric " + c.metric + " is declared by no probe";
     const auto near = catalogue.near(c.metric);
     for (std::size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "; did you mean ") + near[i];
@@ -399,6 +448,23 @@ void check_criteria_metrics(const CriteriaSet& set, const MetricCatalogue& catal
     msg += " (gpuaccept list --metrics shows them all)";
     throw CriteriaError(set.source, c.line, msg);
   }
+}
+
+bool shipped_criterion(const Criterion& c) {
+  // Parsed once, read only after: the shipped files do not change while the process runs.
+  static const std::set<std::string> shipped = [] {
+    std::set<std::string> keys;
+    auto add = [&](const CriteriaSet& set) {
+      for (const auto& k : set.criteria) keys.insert(k.name + "\n" + k.metric + "\n" + k.scope + "\n" + k.where.dump());
+    };
+    add(parse_criteria(builtin_criteria_text(), "builtin"));
+    for (const auto& name : criteria_profile_names()) {
+      const auto p = criteria_profile(name);
+      add(parse_criteria(p.file_text, name));
+    }
+    return keys;
+  }();
+  return shipped.count(c.name + "\n" + c.metric + "\n" + c.scope + "\n" + c.where.dump()) > 0;
 }
 
 std::vector<std::string> criteria_profile_names() {

@@ -95,6 +95,11 @@ std::string criteria_subset_text(const std::string& text, const std::string& sou
                                  const std::vector<std::string>& names, const std::vector<std::string>& as_error,
                                  const std::string& description);
 
+// Whether a criterion of the same name, metric, scope and where ships with gpuaccept (the
+// built-in criteria, their families and every profile): a user's copy of one keeps its
+// meaning, including that its metric may be absent where it does not apply.
+bool shipped_criterion(const Criterion&);
+
 // Every criterion must name a declared metric (or, as a glob, declared ones): a typo would
 // otherwise be accepted and only show up as "missing" after a whole cluster run. Throws
 // CriteriaError naming the file and the criterion's line, with the nearest declared ids.

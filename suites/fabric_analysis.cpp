@@ -510,15 +510,17 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
   const auto mid = verdicts.begin() + std::ptrdiff_t(verdicts.size() / 2);
   base::both([&] { std::for_each(mid, verdicts.end(), [&](Verdict& v) { explain_one(a, v); }); },
              [&] { std::for_each(verdicts.begin(), mid, [&](Verdict& v) { explain_one(a, v); }); });
-  // "A slow pair between otherwise healthy hosts is a suspect link": a pair with a suspect
-  // end is that end's fault (a lossy host slows some of its pairs at random), so the link
-  // is not blamed. A bad link on a bad host hides behind the host until the host is fixed.
+  // "A slow pair between otherwise healthy hosts is a suspect link": an unconfirmed slow pair
+  // with a suspect end is that end's doing (a lossy host slows some of its pairs at random),
+  // so the link is not blamed. A link its own re-tests confirmed stays a fault whatever its
+  // ends' host verdicts are (issue 32): the re-tests measured the link, and a suspect end,
+  // confirmed or not, does not make them untrue.
   std::set<std::string> suspects;  // PREFIX|place
   for (const auto& v : verdicts)
     if (analysis_kind(v.metric) == "host_slowdown" && v.fails_run()) suspects.insert(std::string(prefix_of(v.metric)) + "|" + v.place);
   for (auto& v : verdicts) {
     if (analysis_kind(v.metric) != "link_slowdown") continue;
-    if (v.status != VerdictStatus::fail && v.status != VerdictStatus::inconclusive) continue;
+    if (v.status != VerdictStatus::inconclusive) continue;
     auto ends = place::split_pair(v.place);
     if (!ends) continue;
     const std::string pre = std::string(prefix_of(v.metric)) + "|";

@@ -71,8 +71,9 @@ using MetricsByName = base::ByName<Metric>;  // in the metrics' order
 class CriterionJudge {
  public:
   CriterionJudge(const Facts& facts, const std::vector<Metric>& metrics, const MetricsByName& by_name,
-                 const MetricCatalogue* catalogue)
-      : facts_(facts), metrics_(metrics), catalogue_(catalogue), by_name_(by_name) {}
+                 const MetricCatalogue* catalogue, const CriteriaSet& criteria)
+      : facts_(facts), metrics_(metrics), catalogue_(catalogue), by_name_(by_name),
+        users_(criteria.source.rfind("builtin", 0) != 0) {}
 
   // Appends the criterion's verdicts to `out`, where they stay: at 4096 hosts a criterion
   // has up to a few hundred thousand, each once moved between vectors cost a page fault's
@@ -284,6 +285,14 @@ class CriterionJudge {
           v.reason = "probe " + probe + " produced no " + name;
           if (!c.scope.empty()) v.reason += " at scope " + c.scope;
           if (!c.where.empty()) v.reason += " with " + c.where.dump();
+          // A clause of the user's own (not a shipped criterion as shipped) that selects nothing
+          // where its probe ran is unconfirmed, never skipped into a pass (issue 32). The shipped
+          // ones name metrics a probe emits only where they apply (an isolation pass that ran).
+          if (users_ && !shipped_criterion(c)) {
+            v.status = VerdictStatus::inconclusive;
+            v.reason += ", though the probe ran: this criterion selected nothing, so its clause is unjudged (check its "
+                        "scope and where against `gpuaccept list --metrics`)";
+          }
           break;
       }
     }
@@ -557,6 +566,7 @@ class CriterionJudge {
   const std::vector<Metric>& metrics_;
   const MetricCatalogue* catalogue_;
   const MetricsByName& by_name_;
+  bool users_;  // the criteria are a user's file, not the built-in ones (with or without a profile)
 };
 
 // Every criterion's verdicts appended to `out` in the criteria's order, two criteria at a time.
@@ -573,7 +583,7 @@ void judge_criteria(const CriteriaSet& criteria, const Facts& facts, const std::
   constexpr std::size_t kAhead = 4;
   const unsigned workers = std::min<unsigned>(2, std::max(1u, std::thread::hardware_concurrency()));
   if (workers < 2 || n < 2) {
-    const CriterionJudge cj(facts, metrics, by_name, catalogue);
+    const CriterionJudge cj(facts, metrics, by_name, catalogue, criteria);
     for (const auto& c : criteria.criteria) cj.judge(c, out);
     return;
   }
@@ -588,7 +598,7 @@ void judge_criteria(const CriteriaSet& criteria, const Facts& facts, const std::
   std::size_t next = 0, taken = 0;  // next: the first slot not yet moved into out; taken: claimed
   bool stop = false;                // a worker failed: the others take nothing more
   auto work = [&] {
-    const CriterionJudge cj(facts, metrics, by_name, catalogue);
+    const CriterionJudge cj(facts, metrics, by_name, catalogue, criteria);
     for (;;) {
       std::size_t i;
       {

@@ -110,23 +110,39 @@ class ClockProbe final : public Probe {
     i.caveat =
         "offsets are bounded by half the MPI round trip; PTP-grade (sub-microsecond) agreement cannot be shown "
         "this way";
+    using K = place::Kind;
     i.metrics = {
-        {"clock.offset", unit::seconds, Better::lower,
-         "the host clock's offset from the cluster's median clock (signed; params give its interval)"},
-        {"clock.offset_abs", unit::seconds, Better::lower,
-         "the largest absolute offset from the cluster median that the measured interval allows"},
-        {"clock.offset_uncertainty", unit::seconds, Better::lower, "half-width of the offset's interval"},
-        {"clock.max_skew", unit::seconds, Better::lower, "the largest offset between two hosts (place cluster)"},
-        {"clock.drift_ppm", kPpm, Better::lower, "the host clock's rate against the cluster median between the two rounds"},
-        {"clock.synchronized", unit::boolean, Better::higher,
-         "the kernel and the time daemon say the clock is synchronised (params: reason, daemon)"},
-        {"clock.kernel_synchronized", unit::boolean, Better::higher, "the kernel (adjtimex) says the clock is synchronised"},
-        {"clock.kernel_maxerror", unit::seconds, Better::lower, "the kernel's maximum error of the clock (adjtimex)"},
-        {"clock.kernel_esterror", unit::seconds, Better::lower, "the kernel's estimated error of the clock (adjtimex)"},
-        {"clock.chrony_offset", unit::seconds, Better::lower, "chrony's offset of the system clock from its source"},
-        {"clock.daemon", unit::text, Better::none, "the time daemon that keeps the clock: chrony, systemd-timesyncd or \"none found\""},
-        {"clock.rtc_local_tz", unit::boolean, Better::lower, "the hardware clock keeps local time instead of UTC"},
-        {"clock.timezone", unit::text, Better::none, "the host's time zone"},
+        MetricDecl{"clock.offset", unit::seconds, Better::lower,
+         "the host clock's offset from the cluster's median clock (signed; params give its interval)"}
+            .at({K::host})
+            .carries({"uncertainty", "low", "high", "to_reference", "reference_host", "rtt", "exchanges", "rejected",
+                      "kept_spread"}),
+        MetricDecl{"clock.offset_abs", unit::seconds, Better::lower,
+         "the largest absolute offset from the cluster median that the measured interval allows"}
+            .at({K::host}).carries({"offset", "uncertainty"}),
+        MetricDecl{"clock.offset_uncertainty", unit::seconds, Better::lower, "half-width of the offset's interval"}
+            .at({K::host}).carries({"rtt"}),
+        MetricDecl{"clock.max_skew", unit::seconds, Better::lower, "the largest offset between two hosts (place cluster)"}
+            .at({K::cluster}).carries({"uncertainty", "fast_host", "slow_host", "hosts"}),
+        MetricDecl{"clock.drift_ppm", kPpm, Better::lower, "the host clock's rate against the cluster median between the two rounds"}
+            .at({K::host}).carries({"uncertainty_ppm", "interval"}),
+        MetricDecl{"clock.synchronized", unit::boolean, Better::higher,
+         "the kernel and the time daemon say the clock is synchronised (params: reason, daemon)"}
+            .at({K::host}).carries({"reason", "daemon"}),
+        MetricDecl{"clock.kernel_synchronized", unit::boolean, Better::higher, "the kernel (adjtimex) says the clock is synchronised"}
+            .at({K::host}).carries({"state", "status"}),
+        MetricDecl{"clock.kernel_maxerror", unit::seconds, Better::lower, "the kernel's maximum error of the clock (adjtimex)"}
+            .at({K::host}).carries({"state", "status"}),
+        MetricDecl{"clock.kernel_esterror", unit::seconds, Better::lower, "the kernel's estimated error of the clock (adjtimex)"}
+            .at({K::host}).carries({"state", "status"}),
+        MetricDecl{"clock.chrony_offset", unit::seconds, Better::lower, "chrony's offset of the system clock from its source"}
+            .at({K::host})
+            .carries({"reference_id", "reference", "stratum", "leap_status", "selected_source", "sources"}),
+        MetricDecl{"clock.daemon", unit::text, Better::none, "the time daemon that keeps the clock: chrony, systemd-timesyncd or \"none found\""}
+            .at({K::host}).carries({}),
+        MetricDecl{"clock.rtc_local_tz", unit::boolean, Better::lower, "the hardware clock keeps local time instead of UTC"}
+            .at({K::host}).carries({}),
+        MetricDecl{"clock.timezone", unit::text, Better::none, "the host's time zone"}.at({K::host}).carries({}),
     };
     i.params = {
         {"exchanges", ParamType::integer, kExchanges, 1, {}, {},

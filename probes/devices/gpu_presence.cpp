@@ -72,7 +72,7 @@ GpuAccess open_gpus(const std::vector<PciGpu>& on_bus, const LibraryPaths& paths
   a.driver = std::make_unique<CudaDriver>(paths.cuda);
   CudaDriver& d = *a.driver;
   if (!d.loaded()) {
-    a.stop = Outcome::failed(have + " but the CUDA driver library cannot be loaded: " + d.load_error());
+    a.stop = Outcome::missing_library(have + " but the CUDA driver library cannot be loaded: " + d.load_error());
     return a;
   }
   if (!d.missing_symbols().empty()) {

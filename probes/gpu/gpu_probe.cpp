@@ -172,87 +172,149 @@ class GpuProbe final : public Probe {
     i.needs = {true, false, false};
     i.caveat = "not yet validated on a GPU host: every path runs here only against fake libraries";
     // Per GPU at HOST/gpu:N; the P2P matrix at the pair of GPUs; the drivers at HOST.
+    using K = place::Kind;
+    const std::vector<std::string> copy_keys = {"bytes", "mem_numa", "gpu_numa", "numa_bound"};  // host<->device
     i.metrics = {
-        {"gpu.model", unit::text, Better::none, "the GPU's name as CUDA reports it (params: PCI bus id, CUDA ordinal)"},
-        {"gpu.memory_total", unit::bytes, Better::none, "the GPU's memory"},
-        {"gpu.memory_free", unit::bytes, Better::higher, "the GPU's free memory before the probe's buffers"},
-        {"gpu.hbm_bw", unit::bytes_per_second, Better::higher,
-         "device-to-device copy bandwidth, read and write counted, one sample per repetition"},
-        {"gpu.hbm_theoretical_bw", unit::bytes_per_second, Better::none, "the GPU model's memory bandwidth on paper"},
-        {"gpu.hbm_bw_of_theory", unit::percent, Better::higher, "median gpu.hbm_bw in percent of the paper figure"},
-        {"gpu.h2d_bw", unit::bytes_per_second, Better::higher, "pinned host-to-device copy bandwidth from the GPU's NUMA node"},
-        {"gpu.d2h_bw", unit::bytes_per_second, Better::higher, "pinned device-to-host copy bandwidth to the GPU's NUMA node"},
-        {"gpu.h2d_bw_remote", unit::bytes_per_second, Better::higher,
-         "pinned host-to-device copy bandwidth from another NUMA node"},
-        {"gpu.d2h_bw_remote", unit::bytes_per_second, Better::higher,
-         "pinned device-to-host copy bandwidth to another NUMA node"},
-        {"gpu.h2d_bw_of_theory", unit::percent, Better::higher,
-         "median local gpu.h2d_bw in percent of the PCIe link's paper figure"},
-        {"gpu.d2h_bw_of_theory", unit::percent, Better::higher,
-         "median local gpu.d2h_bw in percent of the PCIe link's paper figure"},
-        {"gpu.pcie_link_gen", unit::count, Better::none, "PCIe generation of the link, read during a host-to-device copy"},
-        {"gpu.pcie_link_width", unit::count, Better::none, "PCIe lanes of the link, read during a host-to-device copy"},
-        {"gpu.pcie_link_gen_max", unit::count, Better::none, "the highest PCIe generation the link can train to"},
-        {"gpu.pcie_link_width_max", unit::count, Better::none, "the most PCIe lanes the link can train to"},
-        {"gpu.pcie_gen_below_max", unit::count, Better::lower, "PCIe generations the loaded link runs below its maximum"},
-        {"gpu.pcie_width_below_max", unit::count, Better::lower, "PCIe lanes the loaded link runs below its maximum"},
-        {"gpu.pcie_theoretical_bw", unit::bytes_per_second, Better::none,
-         "paper bandwidth of the link at its maximum generation and width"},
-        {"gpu.gemm_flops", unit::flops, Better::higher,
-         "cuBLAS n x n x n GEMM rate (params: dtype bf16 or fp16), one sample per repetition"},
-        {"gpu.gemm_theoretical_flops", unit::flops, Better::none, "the GPU model's dense GEMM rate on paper, per dtype"},
-        {"gpu.gemm_of_theory", unit::percent, Better::higher, "median gpu.gemm_flops in percent of the paper figure"},
-        {"gpu.p2p_access", unit::boolean, Better::higher, "the driver reports peer access from one GPU to another"},
-        {"gpu.p2p_bw", unit::bytes_per_second, Better::higher, "peer-to-peer copy bandwidth from one GPU to another"},
-        {"gpu.temperature", "degC", Better::lower, "GPU temperature (NVML)"},
-        {"gpu.power", "W", Better::none, "GPU power draw (NVML)"},
-        {"gpu.clock_sm", "MHz", Better::none, "current SM clock (NVML)"},
-        {"gpu.clock_mem", "MHz", Better::none, "current memory clock (NVML)"},
-        {"gpu.clock_sm_max", "MHz", Better::none, "the highest SM clock (NVML)"},
-        {"gpu.throttle_reasons", unit::text, Better::none, "active clock throttle reasons by name (params: mask)"},
-        {"gpu.throttle_hw", unit::boolean, Better::lower,
-         "a hardware throttle reason (slowdown, thermal, power brake) is active"},
-        {"gpu.ecc_enabled", unit::boolean, Better::higher, "ECC is enabled"},
-        {"gpu.ecc_corrected_volatile", unit::count, Better::lower, "corrected ECC errors since the driver loaded"},
-        {"gpu.ecc_uncorrected_volatile", unit::count, Better::lower, "uncorrected ECC errors since the driver loaded"},
-        {"gpu.ecc_corrected_aggregate", unit::count, Better::lower, "corrected ECC errors over the GPU's life"},
-        {"gpu.ecc_uncorrected_aggregate", unit::count, Better::lower, "uncorrected ECC errors over the GPU's life"},
-        {"gpu.remapped_rows_corrected", unit::count, Better::lower, "memory rows remapped for correctable errors"},
-        {"gpu.remapped_rows_uncorrected", unit::count, Better::lower, "memory rows remapped for uncorrectable errors"},
-        {"gpu.remapped_rows_pending", unit::boolean, Better::lower, "a row remapping waits for a GPU reset"},
-        {"gpu.remapped_rows_failure", unit::boolean, Better::lower, "a row remapping failed"},
-        {"gpu.nvlink_active", unit::count, Better::none, "NVLinks of the GPU that are active"},
-        {"gpu.nvlink_expected", unit::count, Better::none, "NVLinks the topology gives the GPU"},
-        {"gpu.nvlink_inactive", unit::count, Better::lower, "NVLinks the topology expects that are not active"},
-        {"gpu.xid_errors", unit::count, Better::lower,
+        MetricDecl{"gpu.model", unit::text, Better::none, "the GPU's name as CUDA reports it (params: PCI bus id, CUDA ordinal)"}
+            .at({K::gpu}).carries({"pci_bus_id", "cuda_ordinal", "compute_capability", "sm_count"}),
+        MetricDecl{"gpu.memory_total", unit::bytes, Better::none, "the GPU's memory"}.at({K::gpu}).carries({}),
+        MetricDecl{"gpu.memory_free", unit::bytes, Better::higher, "the GPU's free memory before the probe's buffers"}
+            .at({K::gpu}).carries({"device_free", "host_available", "local_ranks", "memory_share"}),
+        MetricDecl{"gpu.hbm_bw", unit::bytes_per_second, Better::higher,
+         "device-to-device copy bandwidth, read and write counted, one sample per repetition"}
+            .at({K::gpu}).carries({"bytes", "counted"}),
+        MetricDecl{"gpu.hbm_theoretical_bw", unit::bytes_per_second, Better::none, "the GPU model's memory bandwidth on paper"}
+            .at({K::gpu}).carries({"model", "source"}),
+        MetricDecl{"gpu.hbm_bw_of_theory", unit::percent, Better::higher, "median gpu.hbm_bw in percent of the paper figure"}
+            .at({K::gpu}).carries({"model"}),
+        MetricDecl{"gpu.h2d_bw", unit::bytes_per_second, Better::higher, "pinned host-to-device copy bandwidth from the GPU's NUMA node"}
+            .at({K::gpu}).carries(copy_keys),
+        MetricDecl{"gpu.d2h_bw", unit::bytes_per_second, Better::higher, "pinned device-to-host copy bandwidth to the GPU's NUMA node"}
+            .at({K::gpu}).carries(copy_keys),
+        MetricDecl{"gpu.h2d_bw_remote", unit::bytes_per_second, Better::higher,
+         "pinned host-to-device copy bandwidth from another NUMA node"}
+            .at({K::gpu}).carries(copy_keys),
+        MetricDecl{"gpu.d2h_bw_remote", unit::bytes_per_second, Better::higher,
+         "pinned device-to-host copy bandwidth to another NUMA node"}
+            .at({K::gpu}).carries(copy_keys),
+        MetricDecl{"gpu.h2d_bw_of_theory", unit::percent, Better::higher,
+         "median local gpu.h2d_bw in percent of the PCIe link's paper figure"}
+            .at({K::gpu}).carries({"gen", "width"}),
+        MetricDecl{"gpu.d2h_bw_of_theory", unit::percent, Better::higher,
+         "median local gpu.d2h_bw in percent of the PCIe link's paper figure"}
+            .at({K::gpu}).carries({"gen", "width"}),
+        MetricDecl{"gpu.pcie_link_gen", unit::count, Better::none, "PCIe generation of the link, read during a host-to-device copy"}
+            .at({K::gpu}).carries({"read"}),
+        MetricDecl{"gpu.pcie_link_width", unit::count, Better::none, "PCIe lanes of the link, read during a host-to-device copy"}
+            .at({K::gpu}).carries({"read"}),
+        MetricDecl{"gpu.pcie_link_gen_max", unit::count, Better::none, "the highest PCIe generation the link can train to"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.pcie_link_width_max", unit::count, Better::none, "the most PCIe lanes the link can train to"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.pcie_gen_below_max", unit::count, Better::lower, "PCIe generations the loaded link runs below its maximum"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.pcie_width_below_max", unit::count, Better::lower, "PCIe lanes the loaded link runs below its maximum"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.pcie_theoretical_bw", unit::bytes_per_second, Better::none,
+         "paper bandwidth of the link at its maximum generation and width"}
+            .at({K::gpu}).carries({"gen", "width"}),
+        MetricDecl{"gpu.gemm_flops", unit::flops, Better::higher,
+         "cuBLAS n x n x n GEMM rate (params: dtype bf16 or fp16), one sample per repetition"}
+            .at({K::gpu}).carries({"dtype", "n", "cublas_version"}),
+        MetricDecl{"gpu.gemm_theoretical_flops", unit::flops, Better::none, "the GPU model's dense GEMM rate on paper, per dtype"}
+            .at({K::gpu}).carries({"dtype", "model"}),
+        MetricDecl{"gpu.gemm_of_theory", unit::percent, Better::higher, "median gpu.gemm_flops in percent of the paper figure"}
+            .at({K::gpu}).carries({"dtype"}),
+        MetricDecl{"gpu.p2p_access", unit::boolean, Better::higher, "the driver reports peer access from one GPU to another"}
+            .at({K::pair}).carries({}),
+        MetricDecl{"gpu.p2p_bw", unit::bytes_per_second, Better::higher, "peer-to-peer copy bandwidth from one GPU to another"}
+            .at({K::pair}).carries({"bytes", "peer_access"}),
+        MetricDecl{"gpu.temperature", "degC", Better::lower, "GPU temperature (NVML)"}.at({K::gpu}).carries({}),
+        MetricDecl{"gpu.power", "W", Better::none, "GPU power draw (NVML)"}.at({K::gpu}).carries({}),
+        MetricDecl{"gpu.clock_sm", "MHz", Better::none, "current SM clock (NVML)"}.at({K::gpu}).carries({}),
+        MetricDecl{"gpu.clock_mem", "MHz", Better::none, "current memory clock (NVML)"}.at({K::gpu}).carries({}),
+        MetricDecl{"gpu.clock_sm_max", "MHz", Better::none, "the highest SM clock (NVML)"}.at({K::gpu}).carries({}),
+        MetricDecl{"gpu.throttle_reasons", unit::text, Better::none, "active clock throttle reasons by name (params: mask)"}
+            .at({K::gpu}).carries({"mask"}),
+        MetricDecl{"gpu.throttle_hw", unit::boolean, Better::lower,
+         "a hardware throttle reason (slowdown, thermal, power brake) is active"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.ecc_enabled", unit::boolean, Better::higher, "ECC is enabled"}.at({K::gpu}).carries({}),
+        MetricDecl{"gpu.ecc_corrected_volatile", unit::count, Better::lower, "corrected ECC errors since the driver loaded"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.ecc_uncorrected_volatile", unit::count, Better::lower, "uncorrected ECC errors since the driver loaded"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.ecc_corrected_aggregate", unit::count, Better::lower, "corrected ECC errors over the GPU's life"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.ecc_uncorrected_aggregate", unit::count, Better::lower, "uncorrected ECC errors over the GPU's life"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.remapped_rows_corrected", unit::count, Better::lower, "memory rows remapped for correctable errors"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.remapped_rows_uncorrected", unit::count, Better::lower, "memory rows remapped for uncorrectable errors"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.remapped_rows_pending", unit::boolean, Better::lower, "a row remapping waits for a GPU reset"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.remapped_rows_failure", unit::boolean, Better::lower, "a row remapping failed"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.nvlink_active", unit::count, Better::none, "NVLinks of the GPU that are active"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.nvlink_expected", unit::count, Better::none, "NVLinks the topology gives the GPU"}
+            .at({K::gpu}).carries({"source"}),
+        MetricDecl{"gpu.nvlink_inactive", unit::count, Better::lower, "NVLinks the topology expects that are not active"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.xid_errors", unit::count, Better::lower,
          "XID errors of the GPU in the kernel log whose catalogue bucket points at the hardware or the node (params: "
-         "codes, actions)"},
-        {"gpu.xid_app_errors", unit::count, Better::lower,
+         "codes, actions)"}
+            .at({K::gpu}).carries({"source", "codes", "reason", "actions", "catalogue"}),
+        MetricDecl{"gpu.xid_app_errors", unit::count, Better::lower,
          "XID errors of the GPU in the kernel log whose catalogue bucket points at the application (params: codes, "
-         "actions)"},
+         "actions)"}
+            .at({K::gpu}).carries({"source", "codes", "reason", "actions", "catalogue"}),
         // Identity: the card an operator returns (also in the topology, so every GPU row shows it).
-        {"gpu.pci_bus_id", unit::text, Better::none, "the GPU's PCI bus id as NVML reports it"},
-        {"gpu.uuid", unit::text, Better::none, "the GPU's UUID (NVML), the id nvidia-smi and the driver's logs use"},
-        {"gpu.serial", unit::text, Better::none, "the board's serial number (NVML), the one on the card's label"},
+        MetricDecl{"gpu.pci_bus_id", unit::text, Better::none, "the GPU's PCI bus id as NVML reports it"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.uuid", unit::text, Better::none, "the GPU's UUID (NVML), the id nvidia-smi and the driver's logs use"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.serial", unit::text, Better::none, "the board's serial number (NVML), the one on the card's label"}
+            .at({K::gpu}).carries({}),
         // NVLink error counters: read at the run's start and end (read_run_bound); the judge
         // derives the rise and rates (suites/rdma_rates.hpp), declared here as the samples' owner.
-        {"gpu.nvlink_counter.*", unit::count, Better::none,
+        MetricDecl{"gpu.nvlink_counter.*", unit::count, Better::none,
          "one NVLink data-link error counter of the GPU, summed over its links, as read (params read: start or end "
-         "of the run, links: how many were read); suffix: replay, recovery, crc_flit, crc_data"},
-        {"gpu.nvlink_counters_read_at", unit::seconds, Better::none,
-         "when the host read its GPUs' NVLink counters, on its monotonic clock (params read: start or end of the run)"},
-        {"gpu.nvlink_counter_rise.*", unit::count, Better::lower,
+         "of the run, links: how many were read); suffix: replay, recovery, crc_flit, crc_data"}
+            .at({K::gpu}).carries({"read", "links"}),
+        MetricDecl{"gpu.nvlink_counters_read_at", unit::seconds, Better::none,
+         "when the host read its GPUs' NVLink counters, on its monotonic clock (params read: start or end of the run)"}
+            .at({K::host}).carries({"read"}),
+        // Derived by the judge (suites/rdma_rates.cpp) at the counters' place, without params.
+        MetricDecl{"gpu.nvlink_counter_rise.*", unit::count, Better::lower,
          "how much one NVLink error counter of the GPU rose between the run's first and last reading (derived by the "
-         "judge; a counter that went down was reset and counts its new value)"},
-        {"gpu.nvlink_counter_rate.*", kErrorsPerSecond, Better::lower,
-         "crc_flit and crc_data: the GPU's NVLink CRC errors over the run per second of it (derived by the judge)"},
-        {"gpu.nvlink_counter_interval", unit::seconds, Better::none,
-         "seconds between the run's first and last reading of the GPU's NVLink counters (derived by the judge)"},
-        {"gpu.cuda_driver", unit::text, Better::none, "the CUDA driver API version (params: library)"},
-        {"gpu.nvidia_driver", unit::text, Better::none, "the NVIDIA driver version (NVML)"},
+         "judge; a counter that went down was reset and counts its new value)"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.nvlink_counter_rate.*", kErrorsPerSecond, Better::lower,
+         "crc_flit and crc_data: the GPU's NVLink CRC errors over the run per second of it (derived by the judge)"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.nvlink_counter_interval", unit::seconds, Better::none,
+         "seconds between the run's first and last reading of the GPU's NVLink counters (derived by the judge)"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"gpu.cuda_driver", unit::text, Better::none, "the CUDA driver API version (params: library)"}
+            .at({K::host}).carries({"library"}),
+        MetricDecl{"gpu.nvidia_driver", unit::text, Better::none, "the NVIDIA driver version (NVML)"}
+            .at({K::host}).carries({}),
     };
     i.params = param_decls();
     return i;
+  }
+
+  std::optional<ParamProblem> check_config(const nlohmann::json& params) const override {
+    if (auto bad = check_params(info(), params)) return bad;
+    try {
+      params_of(params);
+      library_paths(params);
+    } catch (const std::exception& e) {
+      return param_problem(params, e.what());
+    }
+    return std::nullopt;
   }
 
   bool reads_run_bounds() const override { return true; }
@@ -326,7 +388,7 @@ class GpuProbe final : public Probe {
       params_ = params_of(ctx.params);
       paths_ = library_paths(ctx.params);
     } catch (const std::exception& e) {
-      return Outcome::failed(e.what());
+      return Outcome::tool_error(e.what());  // the user's value, checked before the run too
     }
     std::string source;
     const auto on_bus = nvidia_gpus_on_bus(ctx.host, ctx.sysfs_root, &source);
@@ -347,9 +409,13 @@ class GpuProbe final : public Probe {
       if (nvml.ok()) out.text(place::host(ctx.hostname), "gpu.nvidia_driver", nvml.driver_version());
     }
     std::unique_ptr<Cublas> cublas;
+    bool cublas_missing = false;  // cuBLAS did not load: alone, whose fault it is is settled across hosts
     if (params_.gemm) {
       cublas = std::make_unique<Cublas>(paths_.cublas);
-      if (!cublas->loaded()) problems.push_back("cuBLAS unusable, so no GEMM rate: " + cublas->error());
+      if (!cublas->loaded()) {
+        problems.push_back("cuBLAS unusable, so no GEMM rate: " + cublas->error());
+        cublas_missing = true;
+      }
     }
     std::optional<std::map<std::string, XidEvents>> xids;
     if (params_.xid) {
@@ -375,6 +441,7 @@ class GpuProbe final : public Probe {
         problems.push_back(place::gpu(ctx.hostname, g.pci.index) + ": " + e.what());
       }
     }
+    if (problems.size() == 1 && cublas_missing) return Outcome::missing_library(problems.front());
     if (!problems.empty()) return Outcome::failed(join(problems));
     return Outcome::ok(join(notes));
   }

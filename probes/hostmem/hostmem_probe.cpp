@@ -50,11 +50,16 @@ class HostmemProbe final : public Probe {
     ProbeInfo i;
     i.name = "hostmem";
     i.summary = "STREAM triad bandwidth per NUMA node (threads and memory bound there) and across NUMA nodes";
+    using K = place::Kind;
     i.metrics = {
-        {"hostmem.triad_bw", unit::bytes_per_second, Better::higher,
-         "STREAM triad bandwidth with threads and memory on one NUMA node (place HOST/numa:N), one sample per iteration"},
-        {"hostmem.triad_bw_cross", unit::bytes_per_second, Better::higher,
-         "STREAM triad bandwidth with threads on one NUMA node and memory on another (params cpu_numa, mem_numa)"},
+        MetricDecl{"hostmem.triad_bw", unit::bytes_per_second, Better::higher,
+                   "STREAM triad bandwidth with threads and memory on one NUMA node (place HOST/numa:N), one sample per iteration"}
+            .at({K::numa})
+            .carries({"threads", "array_bytes", "cpu_numa", "mem_numa"}),
+        MetricDecl{"hostmem.triad_bw_cross", unit::bytes_per_second, Better::higher,
+                   "STREAM triad bandwidth with threads on one NUMA node and memory on another (params cpu_numa, mem_numa)"}
+            .at({K::host})
+            .carries({"threads", "array_bytes", "cpu_numa", "mem_numa"}),
     };
     i.params = {
         {"array_mib", ParamType::integer, kArrayMib, 1, {}, {}, "MiB per array; three arrays per NUMA node pair"},

@@ -59,22 +59,33 @@ class InventoryProbe final : public Probe {
     i.name = "inventory";
     i.summary = "hostname, kernel, CPU, cores, memory, stack versions, GPUs and RDMA devices per host";
     // One set per host, from its first rank; the judge holds each host against the majority.
+    // Every sample at HOST, without params.
+    using K = place::Kind;
     i.metrics = {
-        {"inventory.kernel", unit::text, Better::none, "kernel release (uname -r)"},
-        {"inventory.cpu_model", unit::text, Better::none, "CPU model name from /proc/cpuinfo"},
-        {"inventory.cores", unit::count, Better::none, "CPU cores of the host, as the topology counts them"},
-        {"inventory.memory_bytes", unit::bytes, Better::none, "total memory of the host (MemTotal of /proc/meminfo)"},
-        {"inventory.gpu_count", unit::count, Better::none, "GPUs the topology found on the host"},
-        {"inventory.rdma_device_count", unit::count, Better::none, "RDMA devices in /sys/class/infiniband"},
-        {"inventory.boot_id", unit::text, Better::none,
+        MetricDecl{"inventory.kernel", unit::text, Better::none, "kernel release (uname -r)"}.at({K::host}).carries({}),
+        MetricDecl{"inventory.cpu_model", unit::text, Better::none, "CPU model name from /proc/cpuinfo"}
+            .at({K::host}).carries({}),
+        MetricDecl{"inventory.cores", unit::count, Better::none, "CPU cores of the host, as the topology counts them"}
+            .at({K::host}).carries({}),
+        MetricDecl{"inventory.memory_bytes", unit::bytes, Better::none, "total memory of the host (MemTotal of /proc/meminfo)"}
+            .at({K::host}).carries({}),
+        MetricDecl{"inventory.gpu_count", unit::count, Better::none, "GPUs the topology found on the host"}
+            .at({K::host}).carries({}),
+        MetricDecl{"inventory.rdma_device_count", unit::count, Better::none, "RDMA devices in /sys/class/infiniband"}
+            .at({K::host}).carries({}),
+        MetricDecl{"inventory.boot_id", unit::text, Better::none,
          "the running kernel's boot id (/proc/sys/kernel/random/boot_id): hosts sharing one are not compared "
-         "with each other against a cluster median"},
-        {"inventory.system_serial", unit::text, Better::none,
-         "the chassis serial number (/sys/class/dmi/id/product_serial, root only): accepted hardware in a signed manifest"},
-        {"inventory.system_product", unit::text, Better::none, "the chassis product name (/sys/class/dmi/id/product_name)"},
-        {"inventory.version.*", unit::text, Better::none,
+         "with each other against a cluster median"}
+            .at({K::host}).carries({}),
+        MetricDecl{"inventory.system_serial", unit::text, Better::none,
+         "the chassis serial number (/sys/class/dmi/id/product_serial, root only): accepted hardware in a signed manifest"}
+            .at({K::host}).carries({}),
+        MetricDecl{"inventory.system_product", unit::text, Better::none, "the chassis product name (/sys/class/dmi/id/product_name)"}
+            .at({K::host}).carries({}),
+        MetricDecl{"inventory.version.*", unit::text, Better::none,
          "version of one part of the stack as found at run time, \"none\" when absent; suffix: mpi, hwloc, "
-         "cuda_driver, cuda_runtime, nccl, libibverbs"},
+         "cuda_driver, cuda_runtime, nccl, libibverbs"}
+            .at({K::host}).carries({}),
     };
     return i;  // no parameters
   }

@@ -47,15 +47,51 @@ class MpiCollProbe final : public Probe {
         "MPI collectives on host memory swept over sizes (nccl-tests style): time, algbw, busbw and a data "
         "check per line";
     // One set per line of the sweep (probes/harness/sweep.cpp line_samples), place cluster.
+    using K = place::Kind;
+    // line_samples' params (root: rooted collectives only); the probe adds no extra_params.
+    const std::vector<std::string> line_keys = {"collective", "size", "count", "dtype", "in_place", "ranks", "root"};
     i.metrics = {
-        {"mpi-coll.time", unit::seconds, Better::lower, "time of one operation of a line, the slowest rank's"},
-        {"mpi-coll.algbw", unit::bytes_per_second, Better::higher, "algorithm bandwidth of a line: size over time"},
-        {"mpi-coll.busbw", unit::bytes_per_second, Better::higher,
-         "bus bandwidth of a line: algbw times the collective's factor (nccl-tests' busbw)"},
-        {"mpi-coll.wrong", unit::count, Better::lower, "output elements of a line that differ from the expected, all ranks"},
+        MetricDecl{"mpi-coll.time", unit::seconds, Better::lower, "time of one operation of a line, the slowest rank's"}
+            .at({K::cluster}).carries(line_keys),
+        MetricDecl{"mpi-coll.algbw", unit::bytes_per_second, Better::higher, "algorithm bandwidth of a line: size over time"}
+            .at({K::cluster}).carries(line_keys),
+        MetricDecl{"mpi-coll.busbw", unit::bytes_per_second, Better::higher,
+         "bus bandwidth of a line: algbw times the collective's factor (nccl-tests' busbw)"}
+            .at({K::cluster}).carries(line_keys),
+        MetricDecl{"mpi-coll.wrong", unit::count, Better::lower, "output elements of a line that differ from the expected, all ranks"}
+            .at({K::cluster}).carries(line_keys),
     };
     i.params = param_decls();
     return i;
+  }
+
+  struct Config {
+    sweep::SweepConfig sweep;
+    std::optional<sweep::Corruption> corrupt;
+    double share = kDefaultTimeShare;
+  };
+  // Everything the probe reads from its params; throws std::invalid_argument naming the key.
+  static Config parse_config(const nlohmann::json& params) {
+    Config c;
+    c.sweep = sweep::sweep_config_from_params(params, default_sweep());
+    if (params.contains("time_share")) {
+      const auto& v = params.at("time_share");
+      if (!v.is_number() || v.get<double>() <= 0 || v.get<double>() > 1)
+        throw std::invalid_argument("time_share: " + v.dump() + " is not a number in (0, 1]");
+      c.share = v.get<double>();
+    }
+    if (params.contains("corrupt")) c.corrupt = sweep::corruption_from_json(params.at("corrupt"));
+    return c;
+  }
+
+  std::optional<ParamProblem> check_config(const nlohmann::json& params) const override {
+    if (auto bad = check_params(info(), params)) return bad;
+    try {
+      parse_config(params);
+    } catch (const std::exception& e) {
+      return param_problem(params, std::string("mpi-coll: ") + e.what());
+    }
+    return std::nullopt;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
@@ -65,21 +101,15 @@ class MpiCollProbe final : public Probe {
     if (!ctx.comm.native()) return Outcome::skipped("no MPI: mpi-coll needs an MPI launch (mpirun)");
     if (ctx.size < 2) return Outcome::skipped("mpi-coll needs at least 2 ranks, the job has 1");
 
-    sweep::SweepConfig cfg;
-    std::optional<sweep::Corruption> corrupt;
-    double share = kDefaultTimeShare;
+    Config c;
     try {
-      cfg = sweep::sweep_config_from_params(ctx.params, default_sweep());
-      if (ctx.params.contains("time_share")) {
-        const auto& v = ctx.params.at("time_share");
-        if (!v.is_number() || v.get<double>() <= 0 || v.get<double>() > 1)
-          throw std::invalid_argument("time_share: " + v.dump() + " is not a number in (0, 1]");
-        share = v.get<double>();
-      }
-      if (ctx.params.contains("corrupt")) corrupt = sweep::corruption_from_json(ctx.params.at("corrupt"));
+      c = parse_config(ctx.params);
     } catch (const std::exception& e) {
-      return Outcome::failed(std::string("mpi-coll: ") + e.what());
+      return Outcome::tool_error(std::string("mpi-coll: ") + e.what());  // the user's value, checked before the run too
     }
+    sweep::SweepConfig cfg = c.sweep;
+    const std::optional<sweep::Corruption> corrupt = c.corrupt;
+    const double share = c.share;
     cfg.deadline = std::chrono::steady_clock::now() +
                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        std::chrono::duration<double>(std::max(0.0, ctx.seconds_left() * share)));

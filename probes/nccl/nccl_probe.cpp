@@ -239,117 +239,199 @@ class NcclProbe final : public Probe {
                "over TCP between fake hosts";
     // Sweep lines (probes/harness/sweep.cpp line_samples) at HOST (intra-host) or cluster, with
     // params {scope, ranks, rail, nvls, algo, proto, collective, size, in_place ...}.
+    using K = place::Kind;
+    // The params keys, as run_scope builds them: sp, then setup (the communicator's making),
+    // then the sweep's own (sweep.cpp line_samples) and those of each figure.
+    auto keys = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+      a.insert(a.end(), b.begin(), b.end());
+      return a;
+    };
+    const std::vector<std::string> scope_keys = {"scope", "ranks", "rail"};
+    const std::vector<std::string> setup_keys = keys(scope_keys, {"init", "unique_ids"});
+    const std::vector<std::string> slowest_keys = keys(setup_keys, {"slowest_place", "slowest_rank"});
+    const std::vector<std::string> sweep_keys = keys(scope_keys, {"nvls", "algo", "proto"});
+    const std::vector<std::string> line_keys =
+        keys(sweep_keys, {"collective", "size", "count", "dtype", "in_place", "root"});
+    const std::vector<std::string> peak_keys = keys(sweep_keys, {"collective", "in_place", "size"});
+    const std::vector<std::string> pair_keys = {"direction", "size", "pass", "rail", "path", "round"};
+    // What the judge's culprit analysis gives its derived metrics (suites/fabric_analysis.cpp).
+    const std::vector<std::string> derived_keys = {"basis", "size", "path", "direction", "rail"};
     i.metrics = {
-        {"nccl.init_time", unit::seconds, Better::lower,
+        MetricDecl{"nccl.init_time", unit::seconds, Better::lower,
          "communicator init time of one GPU in one scope (place its GPU; params init: ncclCommInitRank or "
-         "ncclCommInitRankScalable, unique_ids: how many)"},
-        {"nccl.init_time_slowest", unit::seconds, Better::lower,
-         "the slowest GPU's init time in one scope (params: slowest_place, slowest_rank, init, unique_ids)"},
-        {"nccl.unique_id_time", unit::seconds, Better::lower,
+         "ncclCommInitRankScalable, unique_ids: how many)"}
+            .at({K::gpu})
+            .carries(keys(setup_keys, {"device_free", "host_available", "local_ranks", "memory_share", "max_bytes"})),
+        MetricDecl{"nccl.init_time_slowest", unit::seconds, Better::lower,
+         "the slowest GPU's init time in one scope (params: slowest_place, slowest_rank, init, unique_ids)"}
+            .at({K::host, K::cluster}).carries(slowest_keys),
+        MetricDecl{"nccl.unique_id_time", unit::seconds, Better::lower,
          "time of one GPU in one scope to have every unique id: made by their root ranks and shared over MPI, the phase "
-         "before the init (place its GPU; params: unique_ids)"},
-        {"nccl.unique_id_time_slowest", unit::seconds, Better::lower,
-         "the slowest GPU's nccl.unique_id_time in one scope (params: slowest_place, slowest_rank)"},
-        {"nccl.init_slowest_host", unit::text, Better::none,
+         "before the init (place its GPU; params: unique_ids)"}
+            .at({K::gpu}).carries(setup_keys),
+        MetricDecl{"nccl.unique_id_time_slowest", unit::seconds, Better::lower,
+         "the slowest GPU's nccl.unique_id_time in one scope (params: slowest_place, slowest_rank)"}
+            .at({K::host, K::cluster}).carries(slowest_keys),
+        MetricDecl{"nccl.init_slowest_host", unit::text, Better::none,
          "the host of the GPU whose communicator init was slowest in one scope (params: slowest_place, slowest_rank, "
-         "seconds)"},
-        {"nccl.time", unit::seconds, Better::lower, "time of one operation of a sweep line, the slowest rank's"},
-        {"nccl.algbw", unit::bytes_per_second, Better::higher, "algorithm bandwidth of a line: size over time"},
-        {"nccl.busbw", unit::bytes_per_second, Better::higher,
-         "bus bandwidth of a line: algbw times the collective's factor (nccl-tests' busbw)"},
-        {"nccl.wrong", unit::count, Better::lower, "output elements of a line that differ from the expected, all ranks"},
-        {"nccl.avg_busbw", unit::bytes_per_second, Better::higher,
-         "mean busbw over every line of a scope (nccl-tests' \"Avg bus bandwidth\")"},
-        {"nccl.busbw_theoretical", unit::bytes_per_second, Better::none,
-         "the bus bandwidth a scope could reach: the GPU model's NVLink inside a host, the slowest rail NIC across hosts"},
-        {"nccl.busbw_of_theory", unit::percent, Better::higher,
-         "busbw of the largest line of each collective and placement, in percent of nccl.busbw_theoretical"},
-        {"nccl.version", unit::text, Better::none, "the NCCL version loaded (params: library)"},
-        {"nccl.env", unit::text, Better::none, "every NCCL_* variable of the environment, or \"none\" (params: vars)"},
-        {"nccl.transport", unit::text, Better::none,
+         "seconds)"}
+            .at({K::host, K::cluster}).carries(keys(slowest_keys, {"seconds"})),
+        MetricDecl{"nccl.time", unit::seconds, Better::lower, "time of one operation of a sweep line, the slowest rank's"}
+            .at({K::host, K::cluster}).carries(line_keys),
+        MetricDecl{"nccl.algbw", unit::bytes_per_second, Better::higher, "algorithm bandwidth of a line: size over time"}
+            .at({K::host, K::cluster}).carries(line_keys),
+        MetricDecl{"nccl.busbw", unit::bytes_per_second, Better::higher,
+         "bus bandwidth of a line: algbw times the collective's factor (nccl-tests' busbw)"}
+            .at({K::host, K::cluster}).carries(line_keys),
+        MetricDecl{"nccl.wrong", unit::count, Better::lower, "output elements of a line that differ from the expected, all ranks"}
+            .at({K::host, K::cluster}).carries(line_keys),
+        MetricDecl{"nccl.avg_busbw", unit::bytes_per_second, Better::higher,
+         "mean busbw over every line of a scope (nccl-tests' \"Avg bus bandwidth\")"}
+            .at({K::host, K::cluster}).carries(sweep_keys),
+        MetricDecl{"nccl.busbw_theoretical", unit::bytes_per_second, Better::none,
+         "the bus bandwidth a scope could reach: the GPU model's NVLink inside a host, the slowest rail NIC across hosts"}
+            .at({K::host, K::cluster}).carries(keys(peak_keys, {"theory"})),
+        MetricDecl{"nccl.busbw_of_theory", unit::percent, Better::higher,
+         "busbw of the largest line of each collective and placement, in percent of nccl.busbw_theoretical"}
+            .at({K::host, K::cluster}).carries(keys(peak_keys, {"theory"})),
+        MetricDecl{"nccl.version", unit::text, Better::none, "the NCCL version loaded (params: library)"}
+            .at({K::host}).carries({"library"}),
+        MetricDecl{"nccl.env", unit::text, Better::none, "every NCCL_* variable of the environment, or \"none\" (params: vars)"}
+            .at({K::host}).carries({"vars"}),
+        MetricDecl{"nccl.transport", unit::text, Better::none,
          "the network one GPU's communicator used, from NCCL's debug log: IB (verbs, InfiniBand or RoCE), Socket, a "
-         "plugin's name, or none (params: scope, nics, gdr_channels, net_channels, transports, nvls_channels, log)"},
-        {"nccl.socket_fallback", unit::count, Better::lower,
+         "plugin's name, or none (params: scope, nics, gdr_channels, net_channels, transports, nvls_channels, log)"}
+            .at({K::gpu})
+            .carries(keys(sweep_keys, {"log", "nics", "net_channels", "gdr_channels", "transports", "network_said",
+                                       "nvls_channels", "collnet_channels"})),
+        MetricDecl{"nccl.socket_fallback", unit::count, Better::lower,
          "1 when a communicator across hosts ran over TCP sockets although the GPU's host has ACTIVE RDMA ports "
-         "(params: rdma_ports, nics, reason)"},
-        {"nccl.gdr", unit::count, Better::higher,
-         "1 when a communicator over IB/RoCE used GPUDirect RDMA on some channel (via NET/IB/k/GDRDMA), 0 when none"},
-        {"nccl.nic_off_switch", unit::count, Better::lower,
-         "NICs a GPU's communicator used that are not among the GPU's nearest NICs on the PCIe tree (topology)"},
-        {"nccl.peak_busbw", unit::bytes_per_second, Better::higher,
+         "(params: rdma_ports, nics, reason)"}
+            .at({K::gpu}).carries(keys(sweep_keys, {"network", "nics", "rdma_ports", "reason"})),
+        MetricDecl{"nccl.gdr", unit::count, Better::higher,
+         "1 when a communicator over IB/RoCE used GPUDirect RDMA on some channel (via NET/IB/k/GDRDMA), 0 when none"}
+            .at({K::gpu}).carries(keys(sweep_keys, {"nics", "gdr_disabled", "reason"})),
+        MetricDecl{"nccl.nic_off_switch", unit::count, Better::lower,
+         "NICs a GPU's communicator used that are not among the GPU's nearest NICs on the PCIe tree (topology)"}
+            .at({K::gpu}).carries(keys(sweep_keys, {"nics", "nearest_nics", "reason"})),
+        MetricDecl{"nccl.peak_busbw", unit::bytes_per_second, Better::higher,
          "busbw of the largest line of each collective and placement of a scope (place HOST inside a host, else "
-         "cluster; params collective, in_place, size): what hosts are compared on"},
+         "cluster; params collective, in_place, size): what hosts are compared on"}
+            .at({K::host, K::cluster}).carries(peak_keys),
         // The isolation pass (nccl_isolation.hpp).
-        {"nccl.pair_busbw", unit::bytes_per_second, Better::higher,
+        MetricDecl{"nccl.pair_busbw", unit::bytes_per_second, Better::higher,
          "busbw of one 2-GPU all_reduce between two rail endpoints (place A~B; params direction, size, pass: 1 cover, "
-         "2 re-test, rail, round)"},
-        {"nccl.pair_completed", unit::boolean, Better::higher,
-         "one isolation pair's all_reduce completed with the right data within isolate_round_s (params: why)"},
-        {"nccl.rail_devices", unit::text, Better::none,
-         "what a rail endpoint HOST/rail:K is: its GPU and the GPU's nearest NICs (params gpu, nics)"},
+         "2 re-test, rail, round)"}
+            .at({K::pair}).carries(pair_keys),
+        MetricDecl{"nccl.pair_completed", unit::boolean, Better::higher,
+         "one isolation pair's all_reduce completed with the right data within isolate_round_s (params: why)"}
+            .at({K::pair}).carries(keys(pair_keys, {"why"})),
+        MetricDecl{"nccl.rail_devices", unit::text, Better::none,
+         "what a rail endpoint HOST/rail:K is: its GPU and the GPU's nearest NICs (params gpu, nics)"}
+            .at({K::rail}).carries({"gpu", "nics"}),
         // Derived by the judge from the isolation pairs (suites/fabric_analysis.hpp).
-        {"nccl.host_slowdown", "x", Better::lower,
-         "a rail endpoint's best isolation pair against its rail's reference (1 = as good as the median endpoint)"},
-        {"nccl.link_slowdown", "x", Better::lower,
-         "an isolation pair's slowness left after its two ends' own slowness is accounted for"},
-        {"nccl.busbw_median", unit::bytes_per_second, Better::higher,
-         "a rail's reference: the median over its endpoints of their best isolation pair's busbw"},
-        {"nccl.unreachable_fraction", "", Better::lower,
-         "share of a rail's endpoints that completed no isolation pair at all (0 to 1)"},
+        MetricDecl{"nccl.host_slowdown", "x", Better::lower,
+         "a rail endpoint's best isolation pair against its rail's reference (1 = as good as the median endpoint)"}
+            .at({K::rail}).carries(derived_keys),
+        MetricDecl{"nccl.link_slowdown", "x", Better::lower,
+         "an isolation pair's slowness left after its two ends' own slowness is accounted for"}
+            .at({K::pair}).carries(derived_keys),
+        MetricDecl{"nccl.busbw_median", unit::bytes_per_second, Better::higher,
+         "a rail's reference: the median over its endpoints of their best isolation pair's busbw"}
+            .at({K::cluster}).carries({"size", "path", "rail"}),
+        MetricDecl{"nccl.unreachable_fraction", "", Better::lower,
+         "share of a rail's endpoints that completed no isolation pair at all (0 to 1)"}
+            .at({K::cluster}).carries({"size", "path", "rail", "basis"}),
     };
     i.params = param_decls();
     return i;
   }
 
-  Outcome run(ProbeContext& ctx, SampleSink& out) override {
-    // Checked before the run too; here for a probe run some other way. Alike on every rank: no one waits.
-    if (const auto bad = check_params(info(), ctx.params)) return Outcome::tool_error(bad->message);
+  // Everything the probe reads from its params, parsed and checked; throws
+  // std::invalid_argument naming the key. Shared by run() and check_config().
+  struct Config {
     sweep::SweepConfig base;
     std::optional<sweep::Corruption> corrupt;
     std::vector<Scope> scopes{Scope::intra_host, Scope::inter_host, Scope::cluster};
     double share = kDefaultTimeShare, mem_fraction = kDefaultMemoryFraction;
     int min_ranks = kDefaultMinRanks;
+    int ranks_per_id = kDefaultRanksPerId;
     double abort_margin = kDefaultAbortMargin;
-    bool user_max = ctx.params.contains("max_bytes");
+    bool user_max = false;
     std::string isolate = "auto";
     double isolate_below = kDefaultIsolateBelow;
     IsolationConfig iso;
     std::optional<std::uint64_t> iso_bytes;
-    try {
-      base = sweep::sweep_config_from_params(ctx.params, default_sweep());
-      if (ctx.params.contains("corrupt")) corrupt = sweep::corruption_from_json(ctx.params.at("corrupt"));
-      share = ctx.params.value("time_share", kDefaultTimeShare);
-      mem_fraction = ctx.params.value("memory_fraction", kDefaultMemoryFraction);
-      min_ranks = ctx.params.value("min_ranks", kDefaultMinRanks);
-      ranks_per_id_ = ctx.params.value("ranks_per_unique_id", kDefaultRanksPerId);
-      if (ranks_per_id_ < 1) throw std::invalid_argument("ranks_per_unique_id must be >= 1");
-      abort_margin = ctx.params.value("abort_margin_s", kDefaultAbortMargin);
-      isolate = ctx.params.value("isolate", std::string("auto"));
-      if (isolate != "auto" && isolate != "always" && isolate != "never")
-        throw std::invalid_argument("isolate must be auto, always or never, not \"" + isolate + "\"");
-      isolate_below = ctx.params.value("isolate_below", kDefaultIsolateBelow);
-      isolate_below_ = isolate_below;
-      if (ctx.params.contains("isolate_bytes")) iso_bytes = ctx.params.at("isolate_bytes").get<std::uint64_t>();
-      iso.iters = ctx.params.value("isolate_iters", iso.iters);
-      iso.repeats = ctx.params.value("isolate_repeats", iso.repeats);
-      iso.ratio = ctx.params.value("isolate_ratio", iso.ratio);
-      iso.partners = ctx.params.value("isolate_partners", iso.partners);
-      iso.round_s = ctx.params.value("isolate_round_s", iso.round_s);
-      if (!(share > 0 && share <= 1) || !(mem_fraction > 0 && mem_fraction < 1) || min_ranks < 1)
-        throw std::invalid_argument("time_share and memory_fraction must be in (0, 1], min_ranks >= 1");
-      if (ctx.params.contains("scopes")) {
-        scopes.clear();
-        for (const auto& s : ctx.params.at("scopes")) {
-          const std::string n = s.get<std::string>();
-          if (n == "intra-host") scopes.push_back(Scope::intra_host);
-          else if (n == "inter-host") scopes.push_back(Scope::inter_host);
-          else if (n == "cluster") scopes.push_back(Scope::cluster);
-          else throw std::invalid_argument("scopes: unknown scope \"" + n + "\" (intra-host, inter-host, cluster)");
-        }
+  };
+  static Config parse_config(const nlohmann::json& params) {
+    Config c;
+    c.user_max = params.contains("max_bytes");
+    c.base = sweep::sweep_config_from_params(params, default_sweep());
+    if (params.contains("corrupt")) c.corrupt = sweep::corruption_from_json(params.at("corrupt"));
+    c.share = params.value("time_share", kDefaultTimeShare);
+    c.mem_fraction = params.value("memory_fraction", kDefaultMemoryFraction);
+    c.min_ranks = params.value("min_ranks", kDefaultMinRanks);
+    c.ranks_per_id = params.value("ranks_per_unique_id", kDefaultRanksPerId);
+    if (c.ranks_per_id < 1) throw std::invalid_argument("ranks_per_unique_id must be >= 1");
+    c.abort_margin = params.value("abort_margin_s", kDefaultAbortMargin);
+    c.isolate = params.value("isolate", std::string("auto"));
+    if (c.isolate != "auto" && c.isolate != "always" && c.isolate != "never")
+      throw std::invalid_argument("isolate must be auto, always or never, not \"" + c.isolate + "\"");
+    c.isolate_below = params.value("isolate_below", kDefaultIsolateBelow);
+    if (params.contains("isolate_bytes")) c.iso_bytes = params.at("isolate_bytes").get<std::uint64_t>();
+    c.iso.iters = params.value("isolate_iters", c.iso.iters);
+    c.iso.repeats = params.value("isolate_repeats", c.iso.repeats);
+    c.iso.ratio = params.value("isolate_ratio", c.iso.ratio);
+    c.iso.partners = params.value("isolate_partners", c.iso.partners);
+    c.iso.round_s = params.value("isolate_round_s", c.iso.round_s);
+    if (!(c.share > 0 && c.share <= 1) || !(c.mem_fraction > 0 && c.mem_fraction < 1) || c.min_ranks < 1)
+      throw std::invalid_argument("time_share and memory_fraction must be in (0, 1], min_ranks >= 1");
+    if (params.contains("scopes")) {
+      c.scopes.clear();
+      for (const auto& sc : params.at("scopes")) {
+        const std::string n = sc.get<std::string>();
+        if (n == "intra-host") c.scopes.push_back(Scope::intra_host);
+        else if (n == "inter-host") c.scopes.push_back(Scope::inter_host);
+        else if (n == "cluster") c.scopes.push_back(Scope::cluster);
+        else throw std::invalid_argument("scopes: unknown scope \"" + n + "\" (intra-host, inter-host, cluster)");
       }
-    } catch (const std::exception& e) {
-      return Outcome::failed(std::string("nccl: ") + e.what());
     }
+    return c;
+  }
+
+  std::optional<ParamProblem> check_config(const nlohmann::json& params) const override {
+    if (auto bad = check_params(info(), params)) return bad;
+    try {
+      parse_config(params);
+    } catch (const std::exception& e) {
+      return param_problem(params, std::string("nccl: ") + e.what());
+    }
+    return std::nullopt;
+  }
+
+  Outcome run(ProbeContext& ctx, SampleSink& out) override {
+    // Checked before the run too; here for a probe run some other way. Alike on every rank: no one waits.
+    if (const auto bad = check_params(info(), ctx.params)) return Outcome::tool_error(bad->message);
+    // Checked before the run's first probe too (check_config); a bad value is the user's, never the node's.
+    Config cfg;
+    try {
+      cfg = parse_config(ctx.params);
+    } catch (const std::exception& e) {
+      return Outcome::tool_error(std::string("nccl: ") + e.what());
+    }
+    sweep::SweepConfig base = cfg.base;
+    const std::optional<sweep::Corruption> corrupt = cfg.corrupt;
+    const std::vector<Scope> scopes = cfg.scopes;
+    const double share = cfg.share, mem_fraction = cfg.mem_fraction;
+    const int min_ranks = cfg.min_ranks;
+    const double abort_margin = cfg.abort_margin;
+    const bool user_max = cfg.user_max;
+    const std::string isolate = cfg.isolate;
+    const double isolate_below = cfg.isolate_below;
+    IsolationConfig iso = cfg.iso;
+    const std::optional<std::uint64_t> iso_bytes = cfg.iso_bytes;
+    ranks_per_id_ = cfg.ranks_per_id;
+    isolate_below_ = isolate_below;
 
     rail_short_ = rails_measured_ = false;
     std::vector<std::string> notes, problems;
@@ -466,6 +548,8 @@ class NcclProbe final : public Probe {
                                        : std::string("isolation not run: no inter-host rail was measured (isolate: auto)"));
       }
     }
+    // A library that did not load, and nothing else: whose fault is for the harness to settle.
+    if (problems.size() == 1 && st.outcome.library) return Outcome::missing_library(problems.front());
     if (!problems.empty()) return Outcome::failed(join(problems));
     if (st.outcome.status == ProbeStatus::skipped) return st.outcome;
     return Outcome::ok(join(notes));
@@ -497,7 +581,7 @@ class NcclProbe final : public Probe {
     }
     st.nccl = std::make_unique<Nccl>(paths.nccl);
     if (!st.nccl->loaded()) {
-      st.outcome = Outcome::failed("NVIDIA GPUs present but NCCL cannot be loaded: " + st.nccl->error());
+      st.outcome = Outcome::missing_library("NVIDIA GPUs present but NCCL cannot be loaded: " + st.nccl->error());
       return st;
     }
     if (!st.access->failure.empty()) st.outcome = Outcome::failed(st.access->failure);

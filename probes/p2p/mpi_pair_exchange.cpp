@@ -463,18 +463,22 @@ BandwidthResult PairExchange::bandwidth(int peer, bool sender, std::size_t size,
   return res;
 }
 
-bool PairExchange::barrier_politely(Clock::time_point deadline) {
+bool PairExchange::barrier_politely(Clock::time_point deadline, double* stalled_s) {
   MPI_Request r;
   check(MPI_Ibarrier(impl_->comm, &r), "MPI_Ibarrier");
   auto nap = std::chrono::microseconds(20);
+  if (stalled_s) *stalled_s = 0;
   for (;;) {
     int done = 0;
+    const auto before = Clock::now();
     check(MPI_Test(&r, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done) return true;
     // The barrier cannot be cancelled: leave it pending (the probe fails and the harness's
     // watchdog takes over if a rank never comes).
     if (Clock::now() >= deadline) return false;
     std::this_thread::sleep_for(nap);
+    if (stalled_s)
+      *stalled_s = std::max(*stalled_s, std::chrono::duration<double>(Clock::now() - before - nap).count());
     nap = std::min(nap * 2, std::chrono::microseconds(2000));
   }
 }

@@ -18,6 +18,7 @@
 
 #include "base/units.hpp"
 #include "base/file_io.hpp"
+#include "base/quantity.hpp"
 #include "probes/harness/isolation.hpp"
 #include "probes/harness/pair_schedule.hpp"
 #include "probes/harness/topology_conf.hpp"
@@ -31,6 +32,14 @@
 #include "topology/place.hpp"
 
 namespace ga {
+
+// The least time one measurement may plan on before the schedule is refused as a tool error
+// (issue 32): 1000 latency round trips at ~40 us, a few 4 MiB windows over TCP. Below it every
+// pair would "not complete" and every host would look broken for a setting of the run's.
+constexpr double kLeastMeasurementS = 0.05;
+// A gap this long between two polls of a barrier (which sleep 2 ms at most) means the process
+// did not run: far above an oversubscribed host's scheduling delays (tens of ms on fake hosts).
+constexpr double kStallS = 1.0;
 namespace {
 
 using p2p::Measurement;
@@ -143,38 +152,61 @@ class P2pProbe final : public Probe {
         "of every host pair, round-robin schedule, second pass on suspects";
     // Samples at the pair (params direction, size, pass, path[, rail]); then what the judge
     // derives from them (suites/fabric_analysis.cpp), which is this probe's too.
+    using K = place::Kind;
+    // What each sample at the pair carries (emit); p2p.completed adds test and why.
+    const std::vector<std::string> pair_keys = {"direction", "size", "pass", "path", "rail"};
+    const std::vector<std::string> done_keys = {"direction", "size", "pass", "path", "rail", "test", "why"};
+    // What the judge's culprit analysis gives its derived metrics (suites/fabric_analysis.cpp).
+    const std::vector<std::string> derived_keys = {"basis", "size", "path", "direction", "rail"};
     i.metrics = {
-        {"p2p.latency_p50", unit::seconds, Better::lower, "median one-way latency of one direction of a pair"},
-        {"p2p.mpi_transport", unit::text, Better::none,
+        MetricDecl{"p2p.latency_p50", unit::seconds, Better::lower, "median one-way latency of one direction of a pair"}
+            .at({K::pair}).carries(pair_keys),
+        MetricDecl{"p2p.mpi_transport", unit::text, Better::none,
          "the transport Open MPI chose on the host, from the components mapped after MPI_Init: UCX, RDMA (openib ...), "
-         "TCP, cm (ofi), shared memory or unknown (params: pml, btls, mtls)"},
-        {"p2p.mpi_tcp_with_rdma", unit::count, Better::lower,
-         "1 when MPI between the hosts ran over TCP only although the host has ACTIVE RDMA ports (params: rdma_ports, reason)"},
-        {"p2p.latency_p99", unit::seconds, Better::lower, "99th percentile one-way latency of one direction of a pair"},
-        {"p2p.latency_max", unit::seconds, Better::lower, "the longest one-way latency of one direction of a pair"},
-        {"p2p.jitter", unit::seconds, Better::lower, "p99 minus p50 of the one-way latency of one direction of a pair"},
-        {"p2p.bw", unit::bytes_per_second, Better::higher, "windowed bandwidth of one direction of a pair"},
-        {"p2p.completed", unit::boolean, Better::higher,
-         "one measurement of one direction completed within limit_s (params: test, why)"},
+         "TCP, cm (ofi), shared memory or unknown (params: pml, btls, mtls)"}
+            .at({K::host}).carries({"pml", "btls", "mtls", "ucx_loaded"}),
+        MetricDecl{"p2p.mpi_tcp_with_rdma", unit::count, Better::lower,
+         "1 when MPI between the hosts ran over TCP only although the host has ACTIVE RDMA ports (params: rdma_ports, reason)"}
+            .at({K::host}).carries({"pml", "btls", "mtls", "ucx_loaded", "rdma_ports", "reason"}),
+        MetricDecl{"p2p.latency_p99", unit::seconds, Better::lower, "99th percentile one-way latency of one direction of a pair"}
+            .at({K::pair}).carries(pair_keys),
+        MetricDecl{"p2p.latency_max", unit::seconds, Better::lower, "the longest one-way latency of one direction of a pair"}
+            .at({K::pair}).carries(pair_keys),
+        MetricDecl{"p2p.jitter", unit::seconds, Better::lower, "p99 minus p50 of the one-way latency of one direction of a pair"}
+            .at({K::pair}).carries(pair_keys),
+        MetricDecl{"p2p.bw", unit::bytes_per_second, Better::higher, "windowed bandwidth of one direction of a pair"}
+            .at({K::pair}).carries(pair_keys),
+        MetricDecl{"p2p.completed", unit::boolean, Better::higher,
+         "one measurement of one direction completed within limit_s (params: test, why)"}
+            .at({K::pair}).carries(done_keys),
         // Derived by the judge.
-        {"p2p.host_slowdown", "x", Better::lower,
-         "an endpoint's best pair against the cluster reference (1 = as good as the median endpoint)"},
-        {"p2p.link_slowdown", "x", Better::lower, "a link's slowness left after its two ends' own slowness is accounted for"},
-        {"p2p.intra_slowdown", "x", Better::lower, "a host's pair inside it against the same pairs of the other hosts"},
-        {"p2p.latency_median", unit::seconds, Better::lower,
-         "the cluster's reference latency: the median over endpoints of their best pair's p50"},
-        {"p2p.latency_p99_median", unit::seconds, Better::lower,
-         "the cluster's reference tail latency: the median over endpoints of their best pair's p99"},
-        {"p2p.bw_median", unit::bytes_per_second, Better::higher,
-         "the cluster's reference bandwidth: the median over endpoints of their best sending and receiving pairs"},
-        {"p2p.unreachable_fraction", "", Better::lower, "share of endpoints that completed no pair at all (0 to 1)"},
+        MetricDecl{"p2p.host_slowdown", "x", Better::lower,
+         "an endpoint's best pair against the cluster reference (1 = as good as the median endpoint)"}
+            .at({K::host, K::rail}).carries(derived_keys),
+        MetricDecl{"p2p.link_slowdown", "x", Better::lower, "a link's slowness left after its two ends' own slowness is accounted for"}
+            .at({K::pair}).carries(derived_keys),
+        MetricDecl{"p2p.intra_slowdown", "x", Better::lower, "a host's pair inside it against the same pairs of the other hosts"}
+            .at({K::pair}).carries(derived_keys),
+        MetricDecl{"p2p.latency_median", unit::seconds, Better::lower,
+         "the cluster's reference latency: the median over endpoints of their best pair's p50"}
+            .at({K::cluster}).carries({"size", "path", "rail"}),
+        MetricDecl{"p2p.latency_p99_median", unit::seconds, Better::lower,
+         "the cluster's reference tail latency: the median over endpoints of their best pair's p99"}
+            .at({K::cluster}).carries({"size", "path", "rail"}),
+        MetricDecl{"p2p.bw_median", unit::bytes_per_second, Better::higher,
+         "the cluster's reference bandwidth: the median over endpoints of their best sending and receiving pairs"}
+            .at({K::cluster}).carries({"size", "path", "rail"}),
+        MetricDecl{"p2p.unreachable_fraction", "", Better::lower, "share of endpoints that completed no pair at all (0 to 1)"}
+            .at({K::cluster}).carries({"size", "path", "rail", "basis"}),
         // The adaptive schedule's leaf groups, so the judge knows them offline (params: source,
         // uplinks when the switch map or topology.conf names the switches above the leaf).
-        {"p2p.leaf", unit::text, Better::none,
-         "the leaf switch group of an endpoint, as the adaptive schedule used it (params: source)"},
+        MetricDecl{"p2p.leaf", unit::text, Better::none,
+         "the leaf switch group of an endpoint, as the adaptive schedule used it (params: source)"}
+            .at({K::host, K::rail}).carries({"source", "uplinks"}),
         // Derived by the judge (suites/fabric_groups.cpp) where the leaf groups are known.
-        {"p2p.group_link_slowdown", "x", Better::lower,
-         "the link between two leaf groups: its best pair against what the two ends explain (at LEAF:A~LEAF:B)"},
+        MetricDecl{"p2p.group_link_slowdown", "x", Better::lower,
+         "the link between two leaf groups: its best pair against what the two ends explain (at LEAF:A~LEAF:B)"}
+            .at({K::pair}).carries({"basis", "size", "path", "rail"}),
     };
     i.params = p2p::p2p_param_decls();
     return i;
@@ -204,6 +236,16 @@ class P2pProbe final : public Probe {
                     " has ACTIVE RDMA ports " + list + ": the fabric's numbers are TCP's (check --mca pml/btl, UCX)";
     }
     out.value(host, "p2p.mpi_tcp_with_rdma", tcp_with_rdma ? 1 : 0, unit::count, p);
+  }
+
+  std::optional<ParamProblem> check_config(const nlohmann::json& params) const override {
+    if (auto bad = check_params(info(), params)) return bad;
+    try {
+      p2p::parse_p2p_params(params);
+    } catch (const std::exception& e) {
+      return param_problem(params, std::string("p2p: ") + e.what());
+    }
+    return std::nullopt;
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
@@ -272,12 +314,13 @@ class P2pProbe final : public Probe {
     p2p::ExchangeLimits lat_lim = lim;
     lat_lim.limit_s = lim.limit_s / most_turns;
     lat_lim.target_s = std::min(lim.target_s, lat_lim.limit_s / 2);
-    if (lat_lim.limit_s < 0.005) {
+    if (lat_lim.limit_s < kLeastMeasurementS) {
       std::ostringstream m;
       m << "probe deadline " << left << " s is too short for " << rounds << " rounds of " << measures.size() * 2
         << " measurements (" << share * 1e3 << " ms each, a latency's in " << most_turns << " turn(s)); raise --probe-timeout to at least "
-        << std::ceil(0.005 * most_turns * slots / prm.budget_fraction) << " s";
-      return Outcome::failed(m.str());
+        << std::ceil(kLeastMeasurementS * most_turns * slots / prm.budget_fraction) << " s";
+      // Known before measuring, and the same on every rank: the run's setting, not a node.
+      return Outcome::tool_error(m.str());
     }
     const auto round_deadline = ctx.deadline - std::chrono::duration_cast<p2p::Clock::duration>(
                                                    std::chrono::duration<double>(std::max(1.0, 0.1 * left)));
@@ -318,9 +361,27 @@ class P2pProbe final : public Probe {
       rec.direction = (src == a ? na : nb) + "->" + (src == a ? nb : na);
       records.push_back(std::move(rec));
     };
+    // A rank that reaches a phase's end after the round deadline is the late one: it says so
+    // (timeout: the run is incomplete and its host inconclusive), and never enters a barrier
+    // the others have left. A rank that came in time and waited out the deadline for it blames
+    // nobody, least of all its own host (issue 32): the late rank's own outcome names it, or,
+    // if it never comes, the watchdog does. Either way the probe is cut short, never a pass.
+    auto late = [&](const std::string& what, const std::string& how) {
+      return Outcome{ProbeStatus::timeout, "late: this rank " + how + " " + what +
+                                               " past the probe's round deadline, while the others waited for it; the "
+                                               "pairs after it were not measured"};
+    };
     auto end_round = [&](const std::string& what) -> std::optional<Outcome> {
-      if (ex.barrier_politely(round_deadline)) return std::nullopt;
-      return Outcome::failed("not every rank finished " + what + " before the probe's deadline");
+      if (p2p::Clock::now() >= round_deadline) return late(what, "finished its part of");
+      double stalled = 0;
+      if (ex.barrier_politely(round_deadline, &stalled)) return std::nullopt;
+      // Came in time but did not run while it waited (stopped, frozen): the others could not
+      // finish the barrier without it, so it is the late one all the same.
+      if (stalled > kStallS)
+        return late(what, "stopped running for " + base::format_number(stalled) + " s in the barrier of");
+      return Outcome::waited_for_late("cut short: waited at the end of " + what +
+                             " for a late rank until the round deadline (the late rank's own outcome names it); the "
+                             "pairs after it were not measured");
     };
     int round_slot = 0;
     // One round's phases, every rank: `mine` is this rank's pair (none: it only takes part in

@@ -79,7 +79,10 @@ class PairExchange {
 
   // Every rank of the communicator: returns when all arrived (true) or at `deadline` (false).
   // Sleeps between polls, so ranks with nothing to do leave the cores to those measuring.
-  bool barrier_politely(Clock::time_point deadline);
+  // `stalled_s`, when given, gets the longest gap between two of the wait's polls beyond
+  // what it meant to sleep: seconds this process did not run (stopped, frozen, swapped out),
+  // which makes it the late one of a barrier that timed out.
+  bool barrier_politely(Clock::time_point deadline, double* stalled_s = nullptr);
 
   static int window_for(std::size_t size);   // messages in flight per bandwidth window
   int abandoned() const { return abandoned_; }

@@ -67,43 +67,65 @@ class RdmaProbe final : public Probe {
     i.needs = {false, true, false};
     i.caveat = kCaveat;
     // Port facts at HOST/nic:DEV (port 1) or HOST/nic:DEV:PORT; traffic at the pair of ports.
+    using K = place::Kind;
+    // The traffic's samples (pair_traffic.cpp): every one carries these; pair_ok adds error, the figures bytes.
+    const std::vector<std::string> traffic_keys = {"direction", "transport", "memory", "bytes"};
     i.metrics = {
-        {"rdma.port_active", unit::boolean, Better::higher, "the port's state is ACTIVE"},
-        {"rdma.state", unit::text, Better::none, "the port's logical state (ACTIVE, DOWN, INIT ...)"},
-        {"rdma.phys_state", unit::text, Better::none, "the port's physical state (LinkUp, Disabled, Polling ...)"},
-        {"rdma.rate_gbps", "Gb/s", Better::higher, "the port's link rate (params: link_layer)"},
-        {"rdma.width", unit::count, Better::none, "the port's link width in lanes"},
-        {"rdma.link_layer", unit::text, Better::none, "InfiniBand or Ethernet"},
-        {"rdma.mtu", unit::bytes, Better::none, "the port's active MTU"},
-        {"rdma.is_vf", unit::boolean, Better::lower, "the device is an SR-IOV virtual function"},
-        {"rdma.roce_v2_gid", unit::boolean, Better::higher, "an Ethernet port has a RoCE v2 GID"},
-        {"rdma.roce_v2_gid_index", unit::count, Better::none, "the GID index of the port's RoCE v2 GID"},
-        {"rdma.fw", unit::text, Better::none, "the device's firmware version"},
-        {"rdma.node_guid", unit::text, Better::none,
-         "the device's node GUID: with the firmware, what a signed report's manifest names as accepted hardware"},
-        {"rdma.numa_node", unit::count, Better::none, "the device's NUMA node"},
+        MetricDecl{"rdma.port_active", unit::boolean, Better::higher, "the port's state is ACTIVE"}.at({K::nic}).carries({}),
+        MetricDecl{"rdma.state", unit::text, Better::none, "the port's logical state (ACTIVE, DOWN, INIT ...)"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"rdma.phys_state", unit::text, Better::none, "the port's physical state (LinkUp, Disabled, Polling ...)"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"rdma.rate_gbps", "Gb/s", Better::higher, "the port's link rate (params: link_layer)"}
+            .at({K::nic}).carries({"link_layer"}),
+        MetricDecl{"rdma.width", unit::count, Better::none, "the port's link width in lanes"}.at({K::nic}).carries({}),
+        MetricDecl{"rdma.link_layer", unit::text, Better::none, "InfiniBand or Ethernet"}.at({K::nic}).carries({}),
+        MetricDecl{"rdma.mtu", unit::bytes, Better::none, "the port's active MTU"}.at({K::nic}).carries({}),
+        MetricDecl{"rdma.is_vf", unit::boolean, Better::lower, "the device is an SR-IOV virtual function"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"rdma.roce_v2_gid", unit::boolean, Better::higher, "an Ethernet port has a RoCE v2 GID"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"rdma.roce_v2_gid_index", unit::count, Better::none, "the GID index of the port's RoCE v2 GID"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"rdma.fw", unit::text, Better::none, "the device's firmware version"}.at({K::nic}).carries({}),
+        MetricDecl{"rdma.node_guid", unit::text, Better::none,
+         "the device's node GUID: with the firmware, what a signed report's manifest names as accepted hardware"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"rdma.numa_node", unit::count, Better::none, "the device's NUMA node"}.at({K::nic}).carries({}),
         // Error counters: read at the run's start and end (read_run_bound); the judge derives
         // the rise and rates (suites/rdma_rates.hpp), declared here as the samples' owner.
-        {"rdma.counter.*", unit::count, Better::none,
+        MetricDecl{"rdma.counter.*", unit::count, Better::none,
          "one port error counter as read (params read: start or end of the run); suffix: the counter "
-         "(symbol_error, link_downed, port_rcv_errors, out_of_sequence ... in probes/devices/port_inventory.cpp)"},
-        {"rdma.counters_read_at", unit::seconds, Better::none,
-         "when the host read its port counters, on its monotonic clock (params read: start or end of the run)"},
-        {"rdma.counter_rise.*", unit::count, Better::lower,
+         "(symbol_error, link_downed, port_rcv_errors, out_of_sequence ... in probes/devices/port_inventory.cpp)"}
+            .at({K::nic}).carries({"read"}),
+        MetricDecl{"rdma.counters_read_at", unit::seconds, Better::none,
+         "when the host read its port counters, on its monotonic clock (params read: start or end of the run)"}
+            .at({K::host}).carries({"read"}),
+        // Derived by the judge (suites/rdma_rates.cpp) at the counters' place, without params.
+        MetricDecl{"rdma.counter_rise.*", unit::count, Better::lower,
          "how much one port error counter rose between the run's first and last reading (derived by the judge; "
-         "a counter that went down was reset and counts its new value)"},
-        {"rdma.counter_per_bit.*", kErrorsPerBit, Better::lower,
+         "a counter that went down was reset and counts its new value)"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"rdma.counter_per_bit.*", kErrorsPerBit, Better::lower,
          "a port's errors over the run per bit its link carried at its rate (symbol_error, port_rcv_errors): "
-         "a lower bound on the bit error rate (derived by the judge)"},
-        {"rdma.counter_interval", unit::seconds, Better::none,
-         "seconds between the run's first and last reading of a port's counters (derived by the judge)"},
-        {"rdma.port_qp_ok", unit::boolean, Better::higher,
-         "the port's own queue pairs connected (reached RTS) with at least one partner (params: reason)"},
-        {"rdma.data_path", unit::text, Better::none, "which data path measured the host's traffic, and its caveat"},
-        {"rdma.pair_ok", unit::boolean, Better::higher, "one direction of a port pair completed its traffic (params: error)"},
-        {"rdma.write_lat", unit::seconds, Better::lower, "RC RDMA write one-way latency, median (half the round trip)"},
-        {"rdma.write_lat_p99", unit::seconds, Better::lower, "RC RDMA write one-way latency, 99th percentile"},
-        {"rdma.write_bw", unit::bytes_per_second, Better::higher, "RC RDMA write bandwidth of one direction of a port pair"},
+         "a lower bound on the bit error rate (derived by the judge)"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"rdma.counter_interval", unit::seconds, Better::none,
+         "seconds between the run's first and last reading of a port's counters (derived by the judge)"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"rdma.port_qp_ok", unit::boolean, Better::higher,
+         "the port's own queue pairs connected (reached RTS) with at least one partner (params: reason)"}
+            .at({K::nic}).carries({"reason"}),
+        MetricDecl{"rdma.data_path", unit::text, Better::none, "which data path measured the host's traffic, and its caveat"}
+            .at({K::host}).carries({}),
+        MetricDecl{"rdma.pair_ok", unit::boolean, Better::higher, "one direction of a port pair completed its traffic (params: error)"}
+            .at({K::pair}).carries({"direction", "transport", "memory", "error"}),
+        MetricDecl{"rdma.write_lat", unit::seconds, Better::lower, "RC RDMA write one-way latency, median (half the round trip)"}
+            .at({K::pair}).carries(traffic_keys),
+        MetricDecl{"rdma.write_lat_p99", unit::seconds, Better::lower, "RC RDMA write one-way latency, 99th percentile"}
+            .at({K::pair}).carries(traffic_keys),
+        MetricDecl{"rdma.write_bw", unit::bytes_per_second, Better::higher, "RC RDMA write bandwidth of one direction of a port pair"}
+            .at({K::pair}).carries(traffic_keys),
     };
     const rdma::TrafficConfig t;
     const pairs::ScheduleOptions so;

@@ -209,7 +209,7 @@ std::optional<Outcome> gpu_blocker(const ProbeContext& ctx, const ResumeParams& 
     return Outcome::skipped(std::to_string(ctx.local_size) + " ranks on this host share " + std::to_string(access.gpus.size()) +
                             " GPU(s); the GPU job needs one GPU per rank (launch at most one rank per GPU)");
   const gpu::Nccl nccl(p.libraries.nccl);
-  if (!nccl.loaded()) return Outcome::failed("NVIDIA GPUs present but NCCL cannot be loaded: " + nccl.error());
+  if (!nccl.loaded()) return Outcome::missing_library("NVIDIA GPUs present but NCCL cannot be loaded: " + nccl.error());
   return std::nullopt;
 }
 
@@ -237,23 +237,43 @@ class ResumeProbe final : public Probe {
       i.caveat = "the job's state lives in host memory; resume-gpu runs it in GPU memory with NCCL";
     }
     // Every sample goes to place cluster, from rank 0.
+    using K = place::Kind;
+    // The params judge_and_emit gives each: the job's shape, then what each figure adds.
+    auto job = [](std::vector<std::string> more) {
+      std::vector<std::string> k = {"workers", "steps", "every", "state_bytes"};
+      k.insert(k.end(), more.begin(), more.end());
+      return k;
+    };
+    const std::vector<std::string> kill_keys = {"worker", "rank", "host", "pid", "step", "wait_status"};
     i.metrics = {
-        {m_("identical"), unit::boolean, Better::higher,
-         "every worker's final state after the kill and the restart equals the uninterrupted run's, byte for byte"},
-        {m_("loss_identical"), unit::boolean, Better::higher,
-         "the loss log equals the uninterrupted run's before the kill and after the resume point"},
-        {m_("matches_reference"), unit::boolean, Better::higher,
-         "the uninterrupted run's final states equal the job computed in one process (absent for a job too big)"},
-        {m_("kill_step"), unit::count, Better::none, "the step the killed worker was in when SIGKILL hit it"},
-        {m_("resumed_from_step"), unit::count, Better::none, "the step of the checkpoint the restart resumed from"},
-        {m_("fallback"), unit::boolean, Better::none, "the restart skipped newer checkpoints that were torn or damaged"},
-        {m_("killed_host"), unit::text, Better::none, "the host of the killed worker"},
-        {m_("kill_signal"), unit::text, Better::none, "how the killed worker ended, as waitpid saw it (\"SIGKILL\" expected)"},
-        {m_("moved_to_other_host"), unit::boolean, Better::higher,
-         "every worker restarted on another host than before (with 2+ hosts only)"},
-        {m_("wall_uninterrupted"), unit::seconds, Better::lower, "wall time of the uninterrupted run, slowest worker"},
-        {m_("wall_interrupted"), unit::seconds, Better::lower, "wall time of the run up to the kill, slowest worker"},
-        {m_("wall_restart"), unit::seconds, Better::lower, "wall time of the restarted run, slowest worker"},
+        MetricDecl{m_("identical"), unit::boolean, Better::higher,
+         "every worker's final state after the kill and the restart equals the uninterrupted run's, byte for byte"}
+            .at({K::cluster}).carries(job({"differing", "kept_files"})),
+        MetricDecl{m_("loss_identical"), unit::boolean, Better::higher,
+         "the loss log equals the uninterrupted run's before the kill and after the resume point"}
+            .at({K::cluster}).carries(job({"after_resume", "before_kill", "kept_files"})),
+        MetricDecl{m_("matches_reference"), unit::boolean, Better::higher,
+         "the uninterrupted run's final states equal the job computed in one process (absent for a job too big)"}
+            .at({K::cluster}).carries(job({"differing_workers", "kept_files"})),
+        MetricDecl{m_("kill_step"), unit::count, Better::none, "the step the killed worker was in when SIGKILL hit it"}
+            .at({K::cluster}).carries(kill_keys),
+        MetricDecl{m_("resumed_from_step"), unit::count, Better::none, "the step of the checkpoint the restart resumed from"}
+            .at({K::cluster}).carries({"skipped", "damage"}),
+        MetricDecl{m_("fallback"), unit::boolean, Better::none, "the restart skipped newer checkpoints that were torn or damaged"}
+            .at({K::cluster}).carries({"skipped", "damage"}),
+        MetricDecl{m_("killed_host"), unit::text, Better::none, "the host of the killed worker"}
+            .at({K::cluster}).carries(kill_keys),
+        MetricDecl{m_("kill_signal"), unit::text, Better::none, "how the killed worker ended, as waitpid saw it (\"SIGKILL\" expected)"}
+            .at({K::cluster}).carries(kill_keys),
+        MetricDecl{m_("moved_to_other_host"), unit::boolean, Better::higher,
+         "every worker restarted on another host than before (with 2+ hosts only)"}
+            .at({K::cluster}).carries({"shift", "moves"}),
+        MetricDecl{m_("wall_uninterrupted"), unit::seconds, Better::lower, "wall time of the uninterrupted run, slowest worker"}
+            .at({K::cluster}).carries(job({})),
+        MetricDecl{m_("wall_interrupted"), unit::seconds, Better::lower, "wall time of the run up to the kill, slowest worker"}
+            .at({K::cluster}).carries(job({})),
+        MetricDecl{m_("wall_restart"), unit::seconds, Better::lower, "wall time of the restarted run, slowest worker"}
+            .at({K::cluster}).carries(job({"moves", "shift"})),
     };
     const ResumeParams d;
     i.params = {

@@ -43,6 +43,10 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kMiB = 1024 * 1024;
 constexpr int kMaxNvLinks = 18;
+// Seconds the soak's deadline allows for what comes before the load: loading the libraries,
+// the whole job's NCCL communicator (nccl_init_s, ~10-60 s at a few thousand ranks) and the
+// warm-up steps.
+constexpr double kSetupAllowanceS = 120;
 
 struct SoakParams {
   double duration_s = 60;
@@ -121,54 +125,88 @@ std::vector<ParamDecl> param_decls() {
 std::vector<MetricDecl> metric_decls() {
   const char* pg = "per GPU and interval: ";
   auto s = [](const char* a, const char* b) { return std::string(a) + b; };
+  // Places and params as soak_stats.cpp (interval_samples, final_samples) and soak() emit them.
+  using K = place::Kind;
   return {
-      {"soak.step_time", unit::seconds, Better::lower, s(pg, "median wall time of a whole step (GEMMs, all_reduce, batch copy)")},
-      {"soak.compute_time", unit::seconds, Better::lower, s(pg, "median time of a step's GEMMs (GPU events)")},
-      {"soak.wait_time", unit::seconds, Better::lower,
-       s(pg, "median time inside the step's all_reduce: waiting for the slowest peer, then moving the data")},
-      {"soak.gemm_flops", unit::flops, Better::higher, s(pg, "median bf16 GEMM rate of its steps")},
-      {"soak.gemm_of_theory", unit::percent, Better::higher,
-       s(pg, "soak.gemm_flops in percent of the model's dense bf16 peak (probes/devices/gpu_models.cpp)")},
-      {"soak.allreduce_busbw", unit::bytes_per_second, Better::higher,
-       s(pg, "median busbw of the gradient all_reduce over the whole job (nccl-tests' 2(n-1)/n), wait included")},
-      {"soak.h2d_bw", unit::bytes_per_second, Better::higher, s(pg, "median host-to-device rate of the batch copy")},
-      {"soak.memory_used", unit::bytes, Better::none, s(pg, "the most device memory in use (total - free, cuMemGetInfo)"),
-       Combine::max},
-      {"soak.memory_vs_median", unit::percent, Better::lower,
-       s(pg, "how far its memory in use is from the median GPU's, in percent of that median"), Combine::max},
-      {"soak.memory_fluctuation", unit::percent, Better::lower,
-       s(pg, "(most - least) memory in use over the intervals so far, in percent of the least"), Combine::max},
-      {"soak.compute_vs_median", "x", Better::lower, s(pg, "its compute time over the median GPU's (1 = as fast as the median)")},
-      {"soak.straggler_intervals", unit::count, Better::lower,
-       s(pg, "intervals so far in which it was the slowest GPU by straggler_ratio or more"), Combine::max},
-      {"soak.temperature", "degC", Better::lower, s(pg, "the highest GPU temperature read (NVML)"), Combine::max},
-      {"soak.power", "W", Better::none, s(pg, "the highest power draw read (NVML)"), Combine::max},
-      {"soak.clock_sm", "MHz", Better::none, s(pg, "the lowest SM clock read (NVML)"), Combine::min},
-      {"soak.throttle_hw", unit::boolean, Better::lower,
+      MetricDecl{"soak.step_time", unit::seconds, Better::lower, s(pg, "median wall time of a whole step (GEMMs, all_reduce, batch copy)")}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.compute_time", unit::seconds, Better::lower, s(pg, "median time of a step's GEMMs (GPU events)")}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.wait_time", unit::seconds, Better::lower,
+       s(pg, "median time inside the step's all_reduce: waiting for the slowest peer, then moving the data")}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.gemm_flops", unit::flops, Better::higher, s(pg, "median bf16 GEMM rate of its steps")}
+          .at({K::gpu}).carries({"dtype"}),
+      MetricDecl{"soak.gemm_of_theory", unit::percent, Better::higher,
+       s(pg, "soak.gemm_flops in percent of the model's dense bf16 peak (probes/devices/gpu_models.cpp)")}
+          .at({K::gpu}).carries({"dtype"}),
+      MetricDecl{"soak.allreduce_busbw", unit::bytes_per_second, Better::higher,
+       s(pg, "median busbw of the gradient all_reduce over the whole job (nccl-tests' 2(n-1)/n), wait included")}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.h2d_bw", unit::bytes_per_second, Better::higher, s(pg, "median host-to-device rate of the batch copy")}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.memory_used", unit::bytes, Better::none, s(pg, "the most device memory in use (total - free, cuMemGetInfo)"),
+       Combine::max}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.memory_vs_median", unit::percent, Better::lower,
+       s(pg, "how far its memory in use is from the median GPU's, in percent of that median"), Combine::max}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.memory_fluctuation", unit::percent, Better::lower,
+       s(pg, "(most - least) memory in use over the intervals so far, in percent of the least"), Combine::max}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.compute_vs_median", "x", Better::lower, s(pg, "its compute time over the median GPU's (1 = as fast as the median)")}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.straggler_intervals", unit::count, Better::lower,
+       s(pg, "intervals so far in which it was the slowest GPU by straggler_ratio or more"), Combine::max}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.temperature", "degC", Better::lower, s(pg, "the highest GPU temperature read (NVML)"), Combine::max}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.power", "W", Better::none, s(pg, "the highest power draw read (NVML)"), Combine::max}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.clock_sm", "MHz", Better::none, s(pg, "the lowest SM clock read (NVML)"), Combine::min}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.throttle_hw", unit::boolean, Better::lower,
        s(pg, "a hardware throttle reason (slowdown, thermal, power brake) was active at a reading (params: mask)"),
-       Combine::max},
-      {"soak.ecc_uncorrected_rise", unit::count, Better::lower, s(pg, "uncorrected volatile ECC errors since the soak began"),
-       Combine::max},
-      {"soak.ecc_corrected_rise", unit::count, Better::lower, s(pg, "corrected volatile ECC errors since the soak began"),
-       Combine::max},
-      {"soak.nvlink_errors_rise", unit::count, Better::lower,
-       s(pg, "NVLink replay, recovery and CRC errors (all links) since the soak began"), Combine::max},
-      {"soak.xid_rise", unit::count, Better::lower, s(pg, "XID errors of the GPU in the kernel log since the soak began"),
-       Combine::max},
-      {"soak.intervals", unit::count, Better::none, "intervals journaled (place cluster)", Combine::max},
-      {"soak.step_p99_over_p50", "x", Better::lower,
-       "per interval, the job's step time p99 over its p50 (median over the ranks; place cluster)", Combine::max},
-      {"soak.step_drift", unit::percent, Better::lower,
+       Combine::max}
+          .at({K::gpu}).carries({"mask"}),
+      MetricDecl{"soak.ecc_uncorrected_rise", unit::count, Better::lower, s(pg, "uncorrected volatile ECC errors since the soak began"),
+       Combine::max}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.ecc_corrected_rise", unit::count, Better::lower, s(pg, "corrected volatile ECC errors since the soak began"),
+       Combine::max}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.nvlink_errors_rise", unit::count, Better::lower,
+       s(pg, "NVLink replay, recovery and CRC errors (all links) since the soak began"), Combine::max}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.xid_rise", unit::count, Better::lower, s(pg, "XID errors of the GPU in the kernel log since the soak began"),
+       Combine::max}
+          .at({K::gpu}).carries({}),
+      MetricDecl{"soak.intervals", unit::count, Better::none, "intervals journaled (place cluster)", Combine::max}
+          .at({K::cluster}).carries({}),
+      MetricDecl{"soak.step_p99_over_p50", "x", Better::lower,
+       "per interval, the job's step time p99 over its p50 (median over the ranks; place cluster)", Combine::max}
+          .at({K::cluster}).carries({}),
+      MetricDecl{"soak.step_drift", unit::percent, Better::lower,
        "the fitted change of the job's step time from the first interval to the last, in percent of its median "
        "(place cluster; the figure after the last interval counts)",
-       Combine::last},
-      {"soak.config", unit::text, Better::none,
+       Combine::last}
+          .at({K::cluster}).carries({}),
+      MetricDecl{"soak.duration_reached", unit::percent, Better::higher,
+                 "how much of the asked duration_s the load ran, in percent (place cluster; params: asked_s)"}
+          .at({K::cluster})
+          .carries({"asked_s"}),
+      MetricDecl{"soak.config", unit::text, Better::none,
        "what the soak ran (place cluster; params: gemm_n, gemms_per_step, allreduce_bytes, h2d_bytes, ranks, "
-       "duration_s, interval_s, nccl_init_s and the memory share they were sized from)"},
-      {"soak.straggler", unit::text, Better::none,
-       "the GPU the other ranks waited for, or none (place cluster; params: place, rank, slowest_in, reason)"},
-      {"soak.straggler_named", unit::boolean, Better::lower,
-       "1 at the GPU named the straggler (slowest in at least half of the intervals; params.reason: the evidence)"},
+       "duration_s, interval_s, nccl_init_s and the memory share they were sized from)"}
+          .at({K::cluster})
+          .carries({"device_free", "host_available", "local_ranks", "memory_share", "gemm_n", "gemms_per_step",
+                    "allreduce_bytes", "h2d_bytes", "ranks", "duration_s", "interval_s", "nccl_init_s"}),
+      MetricDecl{"soak.straggler", unit::text, Better::none,
+       "the GPU the other ranks waited for, or none (place cluster; params: place, rank, slowest_in, reason)"}
+          .at({K::cluster}).carries({"intervals", "ratio", "place", "rank", "slowest_in", "reason"}),
+      MetricDecl{"soak.straggler_named", unit::boolean, Better::lower,
+       "1 at the GPU named the straggler (slowest in at least half of the intervals; params.reason: the evidence)"}
+          .at({K::gpu}).carries({"intervals", "reason"}),
   };
 }
 
@@ -205,6 +243,25 @@ class SoakProbe final : public Probe {
     return i;
   }
 
+  std::optional<ParamProblem> check_config(const nlohmann::json& params) const override {
+    if (auto bad = check_params(info(), params)) return bad;
+    try {
+      params_of(params);
+      library_paths(params);
+    } catch (const std::exception& e) {
+      return param_problem(params, e.what());
+    }
+    return std::nullopt;
+  }
+
+  // The stated length, its stop margin and the set-up before the load starts (libraries,
+  // the NCCL communicator, warm-up steps): a burn-in of 30 minutes runs 30 minutes whatever
+  // --probe-timeout says, and a longer --probe-timeout still holds.
+  double deadline_s(const nlohmann::json& params, double probe_timeout_s) const override {
+    const SoakParams p = params_of(params);
+    return std::max(probe_timeout_s, p.duration_s + p.stop_margin_s + kSetupAllowanceS);
+  }
+
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
     if (const auto bad = check_params(info(), ctx.params)) return Outcome::tool_error(bad->message);
     SoakParams p;
@@ -213,7 +270,7 @@ class SoakProbe final : public Probe {
       p = params_of(ctx.params);
       paths = library_paths(ctx.params);
     } catch (const std::exception& e) {
-      return Outcome::failed(e.what());
+      return Outcome::tool_error(e.what());  // the user's value, checked before the run too
     }
     // Every rank makes the same collective calls whatever it finds.
     const auto numa = local_rank_numa(ctx.comm, ctx.rank_hosts, ctx.hostname);
@@ -230,8 +287,8 @@ class SoakProbe final : public Probe {
       if (!access->failure.empty()) problems.push_back(access->failure);
       nccl = std::make_unique<Nccl>(paths.nccl);
       cublas = std::make_unique<Cublas>(paths.cublas);
-      if (!nccl->loaded()) stop = Outcome::failed("NVIDIA GPUs present but NCCL cannot be loaded: " + nccl->error());
-      else if (!cublas->loaded()) stop = Outcome::failed("NVIDIA GPUs present but cuBLAS cannot be loaded: " + cublas->error());
+      if (!nccl->loaded()) stop = Outcome::missing_library("NVIDIA GPUs present but NCCL cannot be loaded: " + nccl->error());
+      else if (!cublas->loaded()) stop = Outcome::missing_library("NVIDIA GPUs present but cuBLAS cannot be loaded: " + cublas->error());
     }
     if (!stop) {
       std::vector<PciGpu> pci;
@@ -469,8 +526,13 @@ class SoakProbe final : public Probe {
       rec.clear();
       interval_start = Clock::now();
     }
-    if (c.rank() == 0)
+    if (c.rank() == 0) {
+      // How much of the asked length the load ran: a soak cut short is not the burn-in the
+      // suite stated, and a criterion says so (criteria-default-soak.yaml, soak.duration).
+      out.value(place::cluster(), "soak.duration_reached", 100.0 * since(start) / p.duration_s, unit::percent,
+                {{"asked_s", p.duration_s}});
       for (auto& s : soak::final_samples(hist, cfg)) out.emit(std::move(s));
+    }
     return Outcome::ok();
   }
 

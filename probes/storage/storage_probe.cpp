@@ -175,20 +175,32 @@ class StorageProbe final : public Probe {
     i.caveat =
         "hosts that share one kernel (fake hosts, one machine) share its page cache and filesystem: there, the "
         "visibility test proves the bookkeeping, not the coherence of a network filesystem";
+    using K = place::Kind;
+    // emit_space's params (at HOST), and emit_host's and emit_cluster's.
+    const std::vector<std::string> space_keys = {"ranks", "checkpoint_bytes_per_rank", "checkpoint_files_per_rank",
+                                                 "keep_checkpoints", "dir"};
     i.metrics = {
-        {"storage.write_bw", unit::bytes_per_second, Better::higher,
-         "every rank writing a checkpoint-sized file at once, with fsync: bytes over the slowest rank's time (host, cluster)"},
-        {"storage.read_bw", unit::bytes_per_second, Better::higher,
-         "reading back the files other hosts wrote, checksummed: bytes over the slowest rank's time (host, cluster)"},
-        {"storage.visible", unit::boolean, Better::higher,
-         "every rank of the host read another host's file intact within visibility_wait_s"},
-        {"storage.metadata_rate", "op/s", Better::higher, "create, stat and unlink of small files, all ranks at once"},
-        {"storage.free_bytes", unit::bytes, Better::higher, "free space in the shared directory, for unprivileged users"},
-        {"storage.free_inodes", unit::count, Better::higher, "free inodes in the shared directory (absent where not counted)"},
-        {"storage.free_space_ratio", unit::count, Better::higher,
-         "free space over what keep_checkpoints checkpoints of every rank need (1 = just enough)"},
-        {"storage.free_inodes_ratio", unit::count, Better::higher,
-         "free inodes over what keep_checkpoints checkpoints of every rank need (1 = just enough)"},
+        MetricDecl{"storage.write_bw", unit::bytes_per_second, Better::higher,
+         "every rank writing a checkpoint-sized file at once, with fsync: bytes over the slowest rank's time (host, cluster)"}
+            .at({K::host, K::cluster}).carries({"file_bytes", "ranks"}),
+        MetricDecl{"storage.read_bw", unit::bytes_per_second, Better::higher,
+         "reading back the files other hosts wrote, checksummed: bytes over the slowest rank's time (host, cluster)"}
+            .at({K::host, K::cluster}).carries({"file_bytes", "ranks"}),
+        MetricDecl{"storage.visible", unit::boolean, Better::higher,
+         "every rank of the host read another host's file intact within visibility_wait_s"}
+            .at({K::host}).carries({"reads", "problems", "wait_s"}),
+        MetricDecl{"storage.metadata_rate", "op/s", Better::higher, "create, stat and unlink of small files, all ranks at once"}
+            .at({K::host, K::cluster}).carries({"files_per_rank", "ranks"}),
+        MetricDecl{"storage.free_bytes", unit::bytes, Better::higher, "free space in the shared directory, for unprivileged users"}
+            .at({K::host}).carries(space_keys),
+        MetricDecl{"storage.free_inodes", unit::count, Better::higher, "free inodes in the shared directory (absent where not counted)"}
+            .at({K::host}).carries(space_keys),
+        MetricDecl{"storage.free_space_ratio", unit::count, Better::higher,
+         "free space over what keep_checkpoints checkpoints of every rank need (1 = just enough)"}
+            .at({K::host}).carries(space_keys),
+        MetricDecl{"storage.free_inodes_ratio", unit::count, Better::higher,
+         "free inodes over what keep_checkpoints checkpoints of every rank need (1 = just enough)"}
+            .at({K::host}).carries(space_keys),
     };
     const StorageParams d;
     i.params = {

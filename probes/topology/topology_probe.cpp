@@ -20,24 +20,37 @@ class TopologyProbe final : public Probe {
         "classes, GPU link islands; compared across hosts and with --expect-topology";
     // One per feature of topology/features.cpp, with the unit it gives the feature. Facts to
     // hold against the other hosts and the expected topology, so no direction, but a NIC's rate.
+    // Places: HOST, HOST/gpu:N or HOST/nic:NAME, as the feature's subplace says; no params.
+    using K = place::Kind;
     i.metrics = {
-        {"topology.numa_count", unit::count, Better::none, "NUMA nodes of the host"},
-        {"topology.package_count", unit::count, Better::none, "CPU packages (sockets); absent when the source does not say"},
-        {"topology.core_count", unit::count, Better::none, "CPU cores; absent when the source does not say"},
-        {"topology.pu_count", unit::count, Better::none, "hardware threads (PUs); absent when the source does not say"},
-        {"topology.gpu_count", unit::count, Better::none, "GPUs of the host"},
-        {"topology.nic_count", unit::count, Better::none, "fabric NICs of the host"},
-        {"topology.gpu_link_islands", unit::text, Better::none,
-         "GPUs joined by NVLink, as groups of logical indices (\"0-1-2-3|4-5-6-7\"), \"none\" without links"},
-        {"topology.gpu_link_all_to_all", unit::boolean, Better::none, "every GPU has a direct link to every other GPU"},
-        {"topology.gpu_model", unit::text, Better::none, "model of one GPU (place HOST/gpu:N)"},
-        {"topology.gpu_numa_node", unit::count, Better::none, "NUMA node of one GPU"},
-        {"topology.gpu_nearest_nics", unit::text, Better::none, "the NICs nearest one GPU, comma-separated, or \"none\""},
-        {"topology.gpu_nic_path", unit::text, Better::none,
-         "PCI path class from one GPU to its nearest NIC (PIX, PXB, PHB, NODE, SYS) or \"none\""},
-        {"topology.nic_numa_node", unit::count, Better::none, "NUMA node of one NIC (place HOST/nic:NAME)"},
-        {"topology.nic_kind", unit::text, Better::none, "kind of one NIC: infiniband, roce, ethernet-rdma, efa, slingshot or unknown"},
-        {"topology.nic_rate_gbps", "Gb/s", Better::higher, "link rate of one NIC as the topology source states it"},
+        MetricDecl{"topology.numa_count", unit::count, Better::none, "NUMA nodes of the host"}.at({K::host}).carries({}),
+        MetricDecl{"topology.package_count", unit::count, Better::none, "CPU packages (sockets); absent when the source does not say"}
+            .at({K::host}).carries({}),
+        MetricDecl{"topology.core_count", unit::count, Better::none, "CPU cores; absent when the source does not say"}
+            .at({K::host}).carries({}),
+        MetricDecl{"topology.pu_count", unit::count, Better::none, "hardware threads (PUs); absent when the source does not say"}
+            .at({K::host}).carries({}),
+        MetricDecl{"topology.gpu_count", unit::count, Better::none, "GPUs of the host"}.at({K::host}).carries({}),
+        MetricDecl{"topology.nic_count", unit::count, Better::none, "fabric NICs of the host"}.at({K::host}).carries({}),
+        MetricDecl{"topology.gpu_link_islands", unit::text, Better::none,
+         "GPUs joined by NVLink, as groups of logical indices (\"0-1-2-3|4-5-6-7\"), \"none\" without links"}
+            .at({K::host}).carries({}),
+        MetricDecl{"topology.gpu_link_all_to_all", unit::boolean, Better::none, "every GPU has a direct link to every other GPU"}
+            .at({K::host}).carries({}),
+        MetricDecl{"topology.gpu_model", unit::text, Better::none, "model of one GPU (place HOST/gpu:N)"}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"topology.gpu_numa_node", unit::count, Better::none, "NUMA node of one GPU"}.at({K::gpu}).carries({}),
+        MetricDecl{"topology.gpu_nearest_nics", unit::text, Better::none, "the NICs nearest one GPU, comma-separated, or \"none\""}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"topology.gpu_nic_path", unit::text, Better::none,
+         "PCI path class from one GPU to its nearest NIC (PIX, PXB, PHB, NODE, SYS) or \"none\""}
+            .at({K::gpu}).carries({}),
+        MetricDecl{"topology.nic_numa_node", unit::count, Better::none, "NUMA node of one NIC (place HOST/nic:NAME)"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"topology.nic_kind", unit::text, Better::none, "kind of one NIC: infiniband, roce, ethernet-rdma, efa, slingshot or unknown"}
+            .at({K::nic}).carries({}),
+        MetricDecl{"topology.nic_rate_gbps", "Gb/s", Better::higher, "link rate of one NIC as the topology source states it"}
+            .at({K::nic}).carries({}),
     };
     return i;  // no parameters
   }

@@ -26,6 +26,10 @@ ga_integration_test(spine.rerun spine_rerun.sh TIMEOUT 300 SERIAL
 # checks, and a re-test that clears and resumes a host only on a passing verdict of what it failed.
 ga_integration_test(spine.verdict_actions spine_verdict_actions.sh TIMEOUT 300 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas>)
+# Outcome classes that fail closed (issue 32): tool errors and configuration errors never land
+# on a node, a contract clause cannot drop out, nothing cut short reads green.
+ga_integration_test(spine.outcome_classes spine_outcome_classes.sh TIMEOUT 300 SERIAL
+  ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
 # verify, keygen, sign (issue 14 items 1-2): tampering caught, signatures checked by gpuaccept and openssl.
 ga_integration_test(spine.verify spine_verify.sh TIMEOUT 120)
 # No secret in any file of a run directory (issue 14 item 7): secret-looking variables exported

@@ -77,6 +77,9 @@ TEST(ProbeDeclarations, EveryProbeDeclaresMetricsWithUnitDirectionAndSummary) {
       EXPECT_FALSE(m.summary.empty()) << m.id;
       EXPECT_EQ(m.summary.find('\n'), std::string::npos) << m.id << ": one line";
       if (m.unit == unit::text) EXPECT_EQ(m.better, Better::none) << m.id << ": text has no direction";
+      // What a criterion's scope and where are checked against (issue 32): stated for every one.
+      EXPECT_FALSE(m.places.empty()) << m.id << ": no place kinds declared (.at({...}))";
+      EXPECT_TRUE(m.param_keys.has_value()) << m.id << ": no param keys declared (.carries({...}))";
     }
   }
 }
@@ -235,6 +238,15 @@ std::set<std::string> expect_declared(const std::string& probe, const std::vecto
     seen.insert(d->id);
     EXPECT_EQ(s.unit, d->unit) << s.metric << " at " << s.place;
     EXPECT_EQ(s.text.has_value(), d->unit == unit::text) << s.metric << ": text samples and only they are in \"text\"";
+    // Where it is emitted and what it carries, as declared: a criterion's scope and where are
+    // checked against these before a run (issue 32), so they must be what the samples are.
+    EXPECT_FALSE(d->places.empty()) << d->id << ": declares no place kinds (.at({...}))";
+    EXPECT_TRUE(d->param_keys.has_value()) << d->id << ": declares no param keys (.carries({...}))";
+    const auto kind = Place::parse(s.place).kind;
+    EXPECT_TRUE(d->emitted_at(kind)) << s.metric << " emitted at " << s.place << " (" << place::to_string(kind)
+                                     << "), declared at " << places_text(*d);
+    for (const auto& [key, v] : s.params.items())
+      EXPECT_TRUE(d->may_carry(key)) << s.metric << " at " << s.place << " carries param " << key << ", not declared";
   }
   return seen;
 }

@@ -110,5 +110,43 @@ TEST(DeclaredInputs, GlobsAndFamiliesResolve) {
   EXPECT_EQ(b.catalogue.find("p2p.host_slowdown")->decl.better, Better::lower);
 }
 
+// A clause that could select nothing is refused before the run, naming its line and what the
+// metric offers (issue 32): hostmem.triad_bw is per NUMA node, never per host.
+TEST(DeclaredInputs, AScopeOrWhereTheMetricNeverHasIsRefusedNamingTheLine) {
+  Builtins b;
+  auto refused = [&](const std::string& body, int line, const std::string& says) {
+    const CriteriaSet c = parse_criteria("schema_version: 1\ncriteria:\n" + body, "contract.yaml");
+    try {
+      check_criteria_metrics(c, b.catalogue);
+      ADD_FAILURE() << "accepted:\n" << body;
+    } catch (const CriteriaError& e) {
+      EXPECT_EQ(e.file, "contract.yaml");
+      EXPECT_EQ(e.line, line) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused("  - name: mem\n    metric: hostmem.triad_bw\n    compare: \">=\"\n    value: 1\n    scope: host\n", 3,
+          "hostmem.triad_bw is emitted at numa, not host");
+  refused("  - name: ok\n    metric: hostmem.triad_bw\n    compare: \">=\"\n    value: 1\n    scope: numa\n"
+          "  - name: lat\n    metric: p2p.latency_p50\n    compare: \"<=\"\n    value: 1\n    where: {sise: 8}\n",
+          8, "carries no param sise");
+  refused("  - name: v\n    metric: inventory.version.*\n    compare: equals\n    value: majority\n    scope: gpu\n", 3,
+          "no metric of inventory.version.* is emitted at host");
+  // What the metrics do offer passes: the scope they are emitted at, the keys they carry.
+  EXPECT_NO_THROW(check_criteria_metrics(
+      parse_criteria("schema_version: 1\ncriteria:\n  - name: a\n    metric: hostmem.triad_bw\n    compare: \">=\"\n"
+                     "    value: 1\n    scope: numa\n  - name: b\n    metric: p2p.bw\n    compare: \">=\"\n    value: 1\n"
+                     "    scope: pair\n    where: {size: 4194304}\n",
+                     "contract.yaml"),
+      b.catalogue));
+}
+
+TEST(DeclaredInputs, EveryShippedCriterionFitsItsMetricsPlacesAndKeys) {
+  Builtins b;
+  EXPECT_NO_THROW(check_criteria_metrics(parse_criteria(builtin_criteria_text(), "builtin"), b.catalogue));
+  for (const auto& name : criteria_profile_names())
+    EXPECT_NO_THROW(check_criteria_metrics(parse_criteria(criteria_profile(name).text, name), b.catalogue)) << name;
+}
+
 }  // namespace
 }  // namespace ga

@@ -42,15 +42,29 @@ TEST(BadHosts, ALinkCountsForBothEndsTheClusterForNoHostAndALostRankIsInconclusi
   EXPECT_EQ(b.hosts[0].host, "node2");
   EXPECT_EQ(b.hosts[0].outcome, OutcomeClass::inconclusive);
   EXPECT_EQ(b.hosts[0].criteria, std::vector<std::string>{"p2p-link"});
+  // node10's tool error is gpuaccept's, never the host's (issue 32): it leaves bad-hosts.txt,
+  // and what the host has of its own (the link, the lost rank) is what is written.
   EXPECT_EQ(b.hosts[1].host, "node10");
-  EXPECT_EQ(b.hosts[1].outcome, OutcomeClass::tool_error);  // worse than the link and the lost rank
-  EXPECT_EQ(b.hosts[1].criteria, std::vector<std::string>{"probe.nccl"});
+  EXPECT_EQ(b.hosts[1].outcome, OutcomeClass::inconclusive);
+  EXPECT_EQ(b.hosts[1].criteria, (std::vector<std::string>{"p2p-link", "run.complete"}));
+  EXPECT_EQ(bad_hosts_text(b).find("tool error"), std::string::npos) << bad_hosts_text(b);
 
   g.verdicts.pop_back();
   const BadHosts c = bad_hosts(build_report(j, g));
   ASSERT_EQ(c.hosts.size(), 2u);
   EXPECT_EQ(c.hosts[1].outcome, OutcomeClass::inconclusive);
   EXPECT_EQ(c.hosts[1].criteria, (std::vector<std::string>{"p2p-link", "run.complete"}));
+}
+
+TEST(BadHosts, AToolErrorAloneNamesNoHost) {
+  const JournalData j = test::make_journal();
+  Judgement g = test::make_judgement();
+  g.incomplete.reset();
+  g.verdicts = {test::verdict("probe.nccl", "probe.nccl", "node10", VerdictStatus::tool_error, std::nullopt, "", {},
+                              "probe nccl broke: NCCL cannot be loaded on every host")};
+  const BadHosts b = bad_hosts(build_report(j, g));
+  EXPECT_TRUE(b.hosts.empty()) << bad_hosts_text(b);
+  EXPECT_EQ(b.judged, (std::vector<std::string>{"node2", "node10"}));
 }
 
 TEST(BadHosts, TheFileReadsBackAndNamesTheLineOfAnythingElse) {
