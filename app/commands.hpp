@@ -37,6 +37,11 @@ struct RunOptions {
   // For `gpuaccept health`: the journal is left unjudged (the loop then returns kExitPass once
   // it is complete).
   bool judge = true;
+  // For `gpuaccept health`: this process is one node's check of a larger fleet, so a failure
+  // it cannot compare with other hosts (a library that does not load) stays this node's fault,
+  // as NHC drains a node whose driver does not load; the fleet cap keeps a fleet-wide
+  // misconfiguration from draining many. A `run` settles it across its hosts (issue 32).
+  bool one_node_of_a_fleet = false;
 };
 
 // `gpuaccept health`: one node's state in seconds, for Slurm's HealthCheckProgram, Prolog and

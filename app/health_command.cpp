@@ -242,6 +242,7 @@ int health_command(const HealthOptions& o) {
   ro.argv = o.argv;
   ro.quiet = true;
   ro.judge = false;
+  ro.one_node_of_a_fleet = true;
   run::Inputs in;
   try {
     in = run::load_inputs(ro);

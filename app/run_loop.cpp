@@ -243,8 +243,9 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
           outcomes.push_back({probe_status_from_string(o["status"].get<std::string>()).value_or(ProbeStatus::error),
                               o["reason"].get<std::string>(), o.value("library", false), o.value("waited", false)});
         }
-        // A library no host loads is the run's environment, not every node's fault.
-        settle_library_failures(outcomes);
+        // A library no host loads is the run's environment, not every node's fault (one node's
+        // health check has no other host to tell the two apart: its node's, there).
+        if (!o.one_node_of_a_fleet) settle_library_failures(outcomes);
         // Ranks cut short waiting for a late one: cleared only where the late one said so.
         settle_waiting_ranks(outcomes);
         for (int r = 0; r < world.size(); ++r) {

@@ -42,6 +42,11 @@ struct MetricDecl {
   // `param_keys` nullopt: not stated, an empty list: its samples carry no params.
   std::vector<place::Kind> places{};
   std::optional<std::vector<std::string>> param_keys{};
+  // Absent where its probe ran means "could not be judged", not "does not apply": a figure
+  // derived from a table the probe lacks an entry for (soak.gemm_of_theory for a GPU model
+  // with no peak). The judge makes a criterion on it inconclusive there, never skipped (a gate
+  // dropping out reads as a pass) nor missing (no node lacks anything).
+  bool absent_unjudged = false;
 
   // Builders for the declaration lists: {"hostmem.triad_bw", ...}.at({K::numa}).carries({"numa"}).
   MetricDecl at(std::vector<place::Kind> kinds) && {
@@ -50,6 +55,10 @@ struct MetricDecl {
   }
   MetricDecl carries(std::vector<std::string> keys) && {
     param_keys = std::move(keys);
+    return std::move(*this);
+  }
+  MetricDecl unjudged_when_absent() && {
+    absent_unjudged = true;
     return std::move(*this);
   }
   bool emitted_at(place::Kind k) const;   // true when `places` is empty (not stated)

@@ -418,7 +418,8 @@ void check_places(const CriteriaSet& set, const Criterion& c, const MetricCatalo
     }
   }
   if (c.where.is_object())
-    for (const auto& [key, value] : c.where.items()) {
+    for (auto it = c.where.begin(); it != c.where.end(); ++it) {
+      const std::string key = it.key();  // a plain string: clang lets no lambda capture a structured binding
       if (std::any_of(decls.begin(), decls.end(), [&](const MetricDecl* d) { return d->may_carry(key); })) continue;
       std::string keys;
       for (const auto* d : decls)

@@ -163,6 +163,25 @@ class CriterionJudge {
                                                                            : VerdictStatus::missing;
   }
 
+  // Whether the metric's declaration makes its absence where its probe ran "unjudged"
+  // (MetricDecl::absent_unjudged): a figure the probe could not derive there.
+  bool unjudged_when_absent(const std::string& metric) const {
+    if (!catalogue_) return false;
+    const DeclaredMetric* d = catalogue_->find(metric);
+    return d && d->decl.absent_unjudged;
+  }
+
+  // absent_status for a metric: where its probe ran fine and its declaration says an absence
+  // is unjudged, the verdict is inconclusive, not missing: no node lacks anything.
+  VerdictStatus absent_status(const std::string& probe, const std::string& host, const std::string& metric) const {
+    const VerdictStatus st = absent_status(probe, host);
+    if (st != VerdictStatus::missing || !unjudged_when_absent(metric)) return st;
+    auto p = facts_.outcomes.find(probe);
+    if (p == facts_.outcomes.end()) return st;
+    auto h = p->second.find(host);
+    return h != p->second.end() && h->second.status == ProbeStatus::ok ? VerdictStatus::inconclusive : st;
+  }
+
   // What the probe did on one host, as a clause for a missing verdict's reason.
   std::string probe_clause(const std::string& probe, const std::string& host) const {
     auto p = facts_.outcomes.find(probe);
@@ -176,7 +195,7 @@ class CriterionJudge {
       case ProbeStatus::failed: return "probe " + probe + " failed here" + why;
       case ProbeStatus::error: return "probe " + probe + " broke here (a tool error)" + why;
       case ProbeStatus::timeout: return "probe " + probe + " timed out here";
-      case ProbeStatus::ok: return "probe " + probe + " ran but produced none here";
+      case ProbeStatus::ok: return "probe " + probe + " ran but produced none here" + why;
     }
     return {};
   }
@@ -251,7 +270,7 @@ class CriterionJudge {
       if (places.empty()) places.push_back(place::cluster());
       for (const auto& h : places) {
         Verdict v = base(c, name, h);
-        v.status = absent_status(probe, place::host_of(h));
+        v.status = absent_status(probe, place::host_of(h), name);
         v.reason = "no host produced " + name + ", and " + required_why + "; " + probe_clause(probe, place::host_of(h));
         out.push_back(std::move(v));
       }
@@ -288,7 +307,18 @@ class CriterionJudge {
           // A clause of the user's own (not a shipped criterion as shipped) that selects nothing
           // where its probe ran is unconfirmed, never skipped into a pass (issue 32). The shipped
           // ones name metrics a probe emits only where they apply (an isolation pass that ran).
-          if (users_ && !shipped_criterion(c)) {
+          if (unjudged_when_absent(name)) {
+            // A gate the probe could not apply (no peak for the GPU model): unjudged, so
+            // inconclusive, with the probe's own words on why.
+            v.status = VerdictStatus::inconclusive;
+            std::vector<std::string> said;
+            for (const auto& o : s.per_rank)
+              if (o.reason.find(name) != std::string::npos && std::find(said.begin(), said.end(), o.reason) == said.end())
+                said.push_back(o.reason);
+            v.reason += ", though the probe ran: it could not derive it";
+            for (std::size_t i = 0; i < said.size() && i < 3; ++i) v.reason += (i ? "; " : " (") + said[i];
+            if (!said.empty()) v.reason += said.size() > 3 ? "; ...)" : ")";
+          } else if (users_ && !shipped_criterion(c)) {
             v.status = VerdictStatus::inconclusive;
             v.reason += ", though the probe ran: this criterion selected nothing, so its clause is unjudged (check its "
                         "scope and where against `gpuaccept list --metrics`)";
@@ -362,7 +392,7 @@ class CriterionJudge {
     const std::string probe = probe_of(name);
     for (const auto& [p, why] : want) {
       Verdict v = base(c, name, p);
-      v.status = absent_status(probe, place::host_of(p));
+      v.status = absent_status(probe, place::host_of(p), name);
       v.reason = "no " + name + " from " + p + ": " + *why + "; " + probe_clause(probe, place::host_of(p));
       out.push_back(std::move(v));
     }

@@ -60,6 +60,7 @@ struct SoakParams {
   double sample_s = 1;          // NVML readings at most this often
   double straggler_ratio = 1.2;
   double stop_margin_s = 15;
+  double peak_tflops = 0;       // 0: the model's figure from gpu_models.cpp
   std::string kmsg = "/dev/kmsg";
   int min_driver = kMinCudaDriverVersion;
 };
@@ -79,6 +80,7 @@ SoakParams params_of(const nlohmann::json& p) {
   s.sample_s = p.value("sample_s", s.sample_s);
   s.straggler_ratio = p.value("straggler_ratio", s.straggler_ratio);
   s.stop_margin_s = p.value("stop_margin_s", s.stop_margin_s);
+  s.peak_tflops = p.value("peak_tflops", s.peak_tflops);
   s.kmsg = p.value("kernel_log", s.kmsg);
   s.min_driver = p.value("min_cuda_driver", s.min_driver);
   if (!(s.memory_share > 0 && s.memory_share < 1)) throw std::invalid_argument("soak: memory_share must be in (0, 1)");
@@ -111,6 +113,9 @@ std::vector<ParamDecl> param_decls() {
        "an interval's slowest GPU counts as its straggler when its compute is this many times the median GPU's"},
       {"stop_margin_s", ParamType::number, d.stop_margin_s, 0, {}, {},
        "the soak ends this many seconds before the probe's deadline at the latest (its summaries must reach rank 0)"},
+      {"peak_tflops", ParamType::number, nullptr, 0, {}, {},
+       "the GPU's dense bf16 peak in TFLOP/s, for soak.gemm_of_theory; default the model's figure (probes/devices/gpu_models.cpp); "
+       "a model not there and no figure given: the 70% gate is inconclusive"},
       {"kernel_log", ParamType::string, d.kmsg, {}, {}, {}, "where XID errors are read from (their rise over the soak)"},
       {"min_cuda_driver", ParamType::integer, d.min_driver, 0, {}, {}, "oldest CUDA driver API version accepted"},
       {"cuda_library", ParamType::string, nullptr, {}, {}, {}, "path of libcuda; default $GPUACCEPT_CUDA_LIBRARY, then libcuda.so.1"},
@@ -138,8 +143,8 @@ std::vector<MetricDecl> metric_decls() {
       MetricDecl{"soak.gemm_flops", unit::flops, Better::higher, s(pg, "median bf16 GEMM rate of its steps")}
           .at({K::gpu}).carries({"dtype"}),
       MetricDecl{"soak.gemm_of_theory", unit::percent, Better::higher,
-       s(pg, "soak.gemm_flops in percent of the model's dense bf16 peak (probes/devices/gpu_models.cpp)")}
-          .at({K::gpu}).carries({"dtype"}),
+       s(pg, "soak.gemm_flops in percent of the model's dense bf16 peak (probes/devices/gpu_models.cpp, or peak_tflops)")}
+          .at({K::gpu}).carries({"dtype"}).unjudged_when_absent(),
       MetricDecl{"soak.allreduce_busbw", unit::bytes_per_second, Better::higher,
        s(pg, "median busbw of the gradient all_reduce over the whole job (nccl-tests' 2(n-1)/n), wait included")}
           .at({K::gpu}).carries({}),
@@ -371,9 +376,14 @@ class SoakProbe final : public Probe {
     } else {
       problems.push_back("NVML unusable, so no temperature, clock, throttle or ECC reading during the soak: " + nvml.error());
     }
+    // The dense bf16 peak the 70% gate holds the GEMMs against: the user's figure, else the
+    // model's from the table. Without one the gate cannot be judged, and says so (the metric
+    // is declared unjudged_when_absent: inconclusive, never a skipped gate).
     const auto spec = model_spec(g.cuda.name);
-    if (!spec || spec->bf16_flops <= 0)
-      notes.push_back(where + ": model \"" + g.cuda.name + "\" has no bf16 peak in gpu_models.cpp (no soak.gemm_of_theory)");
+    const double bf16_peak = p.peak_tflops > 0 ? p.peak_tflops * 1e12 : spec ? spec->bf16_flops : 0.0;
+    if (bf16_peak <= 0)
+      notes.push_back(where + ": no peak for model \"" + g.cuda.name +
+                      "\" (not in gpu_models.cpp): give soak.peak_tflops, the model's dense bf16 TFLOP/s, for soak.gemm_of_theory");
     // Baselines of the counters whose rise is judged.
     auto ecc = [&]() -> std::optional<EccCounts> {
       if (!nd) return std::nullopt;
@@ -466,7 +476,7 @@ class SoakProbe final : public Probe {
     std::map<std::string, double> peak;
     // Every GPU's model peak reaches rank 0 once.
     {
-      const auto peaks = c.gather(where + "\n" + std::to_string(spec ? spec->bf16_flops : 0.0), 0);
+      const auto peaks = c.gather(where + "\n" + std::to_string(bf16_peak), 0);
       for (const auto& s : peaks) {
         const auto nl = s.find('\n');
         const double v = std::stod(s.substr(nl + 1));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU probes' decision table through the whole program, under mpirun:
 #   this machine as it is (no NVIDIA GPU)            -> gpu and nccl skipped, run passes
-#   fake NVIDIA GPUs on the PCI bus, no driver        -> both failed, the report names the host
+#   fake NVIDIA GPUs on the PCI bus, no driver        -> both a tool error (no host of the run loads it)
 #   fake GPUs + fake driver, faults asked on gpu:1     -> the ECC and PCIe criteria fail at
 #   (GA_FAKE_GPU_FAULTS, tests/fakes/fake_gpu_faults.h)   HOST/gpu:1 and pass at HOST/gpu:0
 # Args: fake libcuda (working), fake NVML, fake cuBLAS, fake NCCL (built by gpu.cmake).
@@ -40,12 +40,15 @@ d2="$GA_TMP/nodriver"
 GPUACCEPT_SYSFS_ROOT=$tree GPUACCEPT_CUDA_LIBRARY=/nonexistent/libcuda.so.1 \
   ga_mpirun 2 run --suite "$suite" --out "$d2" --probe-timeout 60 > "$GA_TMP/2.log" 2>&1
 rc=$?
-check "exit 1: a failing verdict (rc $rc)" [ "$rc" -eq 1 ]
-check "gpu failed" [ "$(status_of "$d2" gpu)" = failed ]
-check "nccl failed" [ "$(status_of "$d2" nccl)" = failed ]
-check "probe.gpu fails at $host" [ "$(verdict_in "$d2" probe.gpu "$host")" = fail ]
-check "the reason names the missing driver" \
-  bash -c "jq -r '.verdicts[] | select(.criterion==\"probe.gpu\") | .reason' '$d2/report.json' | grep -q 'CUDA driver library cannot be loaded'"
+# The library loads on no host of the run: the run's environment (the path given, the image),
+# a tool error, never every node's fault (issue 32); bad-hosts.txt names no host.
+check "exit 5: a tool error (rc $rc)" [ "$rc" -eq 5 ]
+check "gpu a tool error" [ "$(status_of "$d2" gpu)" = error ]
+check "nccl a tool error" [ "$(status_of "$d2" nccl)" = error ]
+check "probe.gpu a tool error at $host" [ "$(verdict_in "$d2" probe.gpu "$host")" = tool_error ]
+check "the reason names the missing driver, on every host" \
+  bash -c "jq -r '.verdicts[] | select(.criterion==\"probe.gpu\") | .reason' '$d2/report.json' | grep 'CUDA driver library cannot be loaded' | grep -q 'on every host'"
+check "bad-hosts.txt names no host" bash -c "! grep -qv '^#' '$d2/bad-hosts.txt'"
 
 log "3. a fake driver, faults asked on gpu:1"
 d3="$GA_TMP/faults"

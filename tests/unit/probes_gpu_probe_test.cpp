@@ -155,11 +155,13 @@ TEST(GpuProbe, StateChecksReadTheStateAndMeasureNoSpeed) {
   EXPECT_EQ(r.out.find("gpu.ecc_uncorrected_volatile", "h1/gpu:0")[0]->value, 0);
 }
 
-TEST(GpuProbe, ABadParamFailsNamingIt) {
+// A bad value is the user's: a tool error naming it, never the node's fault (issue 32; the run
+// refuses it before any probe, check_config, so this is a probe run some other way).
+TEST(GpuProbe, ABadParamIsAToolErrorNamingIt) {
   auto p = fake_params();
   p["cuda_library"] = 7;
   auto r = run_gpu(p);
-  EXPECT_EQ(r.outcome.status, ProbeStatus::failed);
+  EXPECT_EQ(r.outcome.status, ProbeStatus::error);
   EXPECT_NE(r.outcome.reason.find("cuda_library"), std::string::npos);
 }
 

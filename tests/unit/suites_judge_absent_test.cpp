@@ -310,5 +310,46 @@ TEST(BuiltinCriteria, CleanSingleHostRunPasses) {
   EXPECT_GT(j.summary.pass, 10);
 }
 
+// A gate its probe could not apply (soak.gemm_of_theory for a GPU model with no peak) is
+// inconclusive, never skipped into a pass, never missing (issue 32): the metric's declaration
+// says an absence where the probe ran is unjudged.
+TEST(JudgeAbsent, AGateTheProbeCouldNotApplyIsInconclusiveWithTheProbesWords) {
+  MetricCatalogue cat;
+  cat.add("soak", MetricDecl{"soak.gemm_of_theory", "%", Better::higher, "of the peak"}.unjudged_when_absent());
+  cat.add("soak", MetricDecl{"soak.gemm_flops", "FLOP/s", Better::higher, "rate"});
+  const char* gate = "  - {name: soak.throughput, metric: soak.gemm_of_theory, compare: \">=\", value: 70, scope: gpu}\n";
+  const std::string note = "n1/gpu:0: no peak for model \"NVIDIA X9\" (not in gpu_models.cpp): give soak.peak_tflops, the "
+                           "model's dense bf16 TFLOP/s, for soak.gemm_of_theory";
+  JournalBuilder b({"n1", "n2"});
+  b.sample("soak.gemm_flops", "n1/gpu:0", 5e14, "FLOP/s");
+  b.sample("soak.gemm_flops", "n2/gpu:0", 5e14, "FLOP/s");
+  b.probe("soak", {{"n1", Outcome::ok(note)}, {"n2", Outcome::ok(note)}});
+  auto j = judge(b.build(), criteria(gate), &cat);
+  auto vs = verdicts_of(j, "soak.throughput");
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_EQ(vs[0]->place, "cluster");
+  EXPECT_EQ(vs[0]->status, VerdictStatus::inconclusive);
+  EXPECT_NE(vs[0]->reason.find("give soak.peak_tflops"), std::string::npos) << vs[0]->reason;
+  EXPECT_EQ(j.summary.exit_code, kExitInconclusive);
+
+  // One GPU of a known model, one not: the other is inconclusive at its GPU, not missing.
+  JournalBuilder m({"n1", "n2"}, 1);
+  m.sample("soak.gemm_of_theory", "n1/gpu:0", 80, "%");
+  m.sample("soak.gemm_flops", "n1/gpu:0", 5e14, "FLOP/s");
+  m.sample("soak.gemm_flops", "n2/gpu:0", 5e14, "FLOP/s");
+  m.probe("soak", {{"n2", Outcome::ok(note)}});
+  auto jm = judge(m.build(), criteria(gate), &cat);
+  const Verdict* v = verdict_at(jm, "soak.throughput", "n2/gpu:0");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->status, VerdictStatus::inconclusive) << v->reason;
+  EXPECT_EQ(jm.summary.exit_code, kExitInconclusive);
+
+  // Without the declaration's word, the same absence is skipped as before.
+  MetricCatalogue plain;
+  plain.add("soak", MetricDecl{"soak.gemm_of_theory", "%", Better::higher, "of the peak"});
+  auto jp = judge(b.build(), criteria(gate), &plain);
+  EXPECT_EQ(verdicts_of(jp, "soak.throughput")[0]->status, VerdictStatus::skipped);
+}
+
 }  // namespace
 }  // namespace ga
