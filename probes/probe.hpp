@@ -153,5 +153,10 @@ std::optional<ParamProblem> check_params(const ProbeInfo&, const nlohmann::json&
 // A probe parser's error as a ParamProblem: its key the longest of `params`' keys the message
 // names (none: ""), so the run can point at the suite line.
 ParamProblem param_problem(const nlohmann::json& params, std::string message);
+// Probe::check_config for a probe with a parser of its own: the declarations (check_params),
+// then `parse` over the params, whose std::exception becomes the problem (`prefix` + what()).
+std::optional<ParamProblem> check_params_and_parse(const ProbeInfo&, const nlohmann::json& params,
+                                                   const std::function<void(const nlohmann::json&)>& parse,
+                                                   const std::string& prefix = "");
 
 }  // namespace ga

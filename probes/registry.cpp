@@ -68,6 +68,18 @@ ParamProblem param_problem(const nlohmann::json& params, std::string message) {
   return p;
 }
 
+std::optional<ParamProblem> check_params_and_parse(const ProbeInfo& info, const nlohmann::json& params,
+                                                   const std::function<void(const nlohmann::json&)>& parse,
+                                                   const std::string& prefix) {
+  if (auto bad = check_params(info, params)) return bad;
+  try {
+    parse(params);
+  } catch (const std::exception& e) {
+    return param_problem(params, prefix + e.what());
+  }
+  return std::nullopt;
+}
+
 std::optional<ParamProblem> Probe::check_config(const nlohmann::json& params) const {
   return check_params(info(), params);
 }

@@ -307,14 +307,10 @@ class GpuProbe final : public Probe {
   }
 
   std::optional<ParamProblem> check_config(const nlohmann::json& params) const override {
-    if (auto bad = check_params(info(), params)) return bad;
-    try {
-      params_of(params);
-      library_paths(params);
-    } catch (const std::exception& e) {
-      return param_problem(params, e.what());
-    }
-    return std::nullopt;
+    return check_params_and_parse(info(), params, [](const nlohmann::json& p) {
+      params_of(p);
+      library_paths(p);
+    });
   }
 
   bool reads_run_bounds() const override { return true; }

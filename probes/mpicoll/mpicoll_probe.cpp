@@ -85,13 +85,7 @@ class MpiCollProbe final : public Probe {
   }
 
   std::optional<ParamProblem> check_config(const nlohmann::json& params) const override {
-    if (auto bad = check_params(info(), params)) return bad;
-    try {
-      parse_config(params);
-    } catch (const std::exception& e) {
-      return param_problem(params, std::string("mpi-coll: ") + e.what());
-    }
-    return std::nullopt;
+    return check_params_and_parse(info(), params, [](const nlohmann::json& p) { parse_config(p); }, "mpi-coll: ");
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {

@@ -400,13 +400,7 @@ class NcclProbe final : public Probe {
   }
 
   std::optional<ParamProblem> check_config(const nlohmann::json& params) const override {
-    if (auto bad = check_params(info(), params)) return bad;
-    try {
-      parse_config(params);
-    } catch (const std::exception& e) {
-      return param_problem(params, std::string("nccl: ") + e.what());
-    }
-    return std::nullopt;
+    return check_params_and_parse(info(), params, [](const nlohmann::json& p) { parse_config(p); }, "nccl: ");
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {

@@ -239,13 +239,7 @@ class P2pProbe final : public Probe {
   }
 
   std::optional<ParamProblem> check_config(const nlohmann::json& params) const override {
-    if (auto bad = check_params(info(), params)) return bad;
-    try {
-      p2p::parse_p2p_params(params);
-    } catch (const std::exception& e) {
-      return param_problem(params, std::string("p2p: ") + e.what());
-    }
-    return std::nullopt;
+    return check_params_and_parse(info(), params, [](const nlohmann::json& p) { p2p::parse_p2p_params(p); }, "p2p: ");
   }
 
   Outcome run(ProbeContext& ctx, SampleSink& out) override {
