@@ -12,7 +12,9 @@
 #include "base/sysfs_read.hpp"
 #include "probes/devices/numa_binding.hpp"
 #include "probes/harness/progress_printer.hpp"
+#include "probes/harness/net_watch.hpp"
 #include "probes/vendor/versions.hpp"
+#include "topology/place.hpp"
 #include "reports/report.hpp"
 #include "slurm/slurm_env.hpp"
 #include "topology/topology.hpp"
@@ -196,7 +198,12 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
         journal->flush();
         if (!o.quiet) progress(rank, "probe " + sp.name + " (" + std::to_string(pi + 1) + "/" + std::to_string(nprobes) + ")");
       }
+      // The fabric probes' traffic leaves its trace in each host's TCP and interface counters
+      // (probes/harness/net_watch.hpp): read by the host's first rank once every rank is here.
+      const bool count_network = net::watched(sp.name) && layout.local_rank == 0;
+      net::Watch net_watch;
       world.barrier();
+      if (count_network) net_watch.begin();
       ProbeContext ctx = make_ctx(sp, t0, deadline_s);
       // Rank 0 alone prints where the probe is (probes/progress.hpp); --quiet prints nothing.
       std::optional<harness::ProgressPrinter> printer;
@@ -228,10 +235,18 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
           outcome = Outcome::tool_error(std::string("uncaught exception: ") + e.what());
         }
       }
+      // ... and again once every rank has left the probe (no rank's traffic is still in flight).
+      CollectingSink net_sink("net", rank);
+      if (net::watched(sp.name)) {
+        watch.stage("reading network counters");
+        world.barrier();
+        if (count_network) net_watch.end(place::host(host), sp.name, net_sink);
+      }
       watch.stage("sending results");
       nlohmann::json mine = {{"outcome", {{"status", to_string(outcome.status)}, {"reason", outcome.reason}, {"library", outcome.library}, {"waited", outcome.waited}}},
                              {"samples", nlohmann::json::array()}};
       for (const auto& s : sink.samples) mine["samples"].push_back(to_json(s));
+      for (const auto& s : net_sink.samples) mine["samples"].push_back(to_json(s));
       auto parts = world.gather(mine.dump(), 0);
       if (rank == 0) {
         std::map<std::string, int> counts;

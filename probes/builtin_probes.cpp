@@ -17,6 +17,7 @@ std::unique_ptr<Probe> make_p2p_probe();
 std::unique_ptr<Probe> make_gpu_probe();
 std::unique_ptr<Probe> make_nccl_probe();
 std::unique_ptr<Probe> make_soak_probe();
+std::unique_ptr<Probe> make_net_probe();
 
 void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_inventory_probe());
@@ -32,6 +33,7 @@ void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_gpu_probe());
   r.add(make_nccl_probe());
   r.add(make_soak_probe());
+  r.add(make_net_probe());
 }
 
 }  // namespace ga

@@ -47,6 +47,10 @@ struct MetricDecl {
   // with no peak). The judge makes a criterion on it inconclusive there, never skipped (a gate
   // dropping out reads as a pass) nor missing (no node lacks anything).
   bool absent_unjudged = false;
+  // Its samples are a network namespace's (the net counters): hosts that share one kernel but
+  // not one network stack (fake hosts) are independent evidence for it, so the judge compares
+  // them with the cluster median although they share a boot_id (suites/judge.cpp).
+  bool per_network_namespace = false;
 
   // Builders for the declaration lists: {"hostmem.triad_bw", ...}.at({K::numa}).carries({"numa"}).
   MetricDecl at(std::vector<place::Kind> kinds) && {
@@ -59,6 +63,10 @@ struct MetricDecl {
   }
   MetricDecl unjudged_when_absent() && {
     absent_unjudged = true;
+    return std::move(*this);
+  }
+  MetricDecl own_network() && {
+    per_network_namespace = true;
     return std::move(*this);
   }
   bool emitted_at(place::Kind k) const;   // true when `places` is empty (not stated)

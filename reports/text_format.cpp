@@ -36,7 +36,7 @@ std::string bound_text(const json& b, const std::string& unit) {
             ? "between " + scalar(b["low"], unit) + " and " + scalar(b["high"], unit)
             : b.contains("low") ? ">= " + scalar(b["low"], unit) : "<= " + scalar(b["high"], unit);
     s += " (median " + scalar(b["median"], unit) + ", larger of " + scalar(b.value("k", json()), "") + " x 1.4826 MAD " +
-         scalar(b.value("mad", json()), unit) + " and " + scalar(b.value("floor_pct", json()), "%") + ")";
+         scalar(b.value("mad", json()), unit) + " and " + (b.contains("floor") ? scalar(b["floor"], unit) : scalar(b.value("floor_pct", json()), "%")) + ")";
     return s;
   }
   if (within) {

@@ -24,7 +24,7 @@ constexpr const char* kProfilePrefix = "criteria-profile-";
 
 const std::vector<std::string>& criterion_keys() {
   static const std::vector<std::string> keys = {"name",  "metric",   "compare",     "value",    "low",  "high",
-                                                "pct",   "k",        "floor_pct",   "scope",    "where",
+                                                "pct",   "k",        "floor_pct",   "floor",    "scope",    "where",
                                                 "severity", "required", "unit",     "description", "source",
                                                 "derivation"};
   return keys;
@@ -218,7 +218,8 @@ class Parser {
     c.comparator = *op;
 
     const YAML::Node value = lookup(item, "value"), low = lookup(item, "low"), high = lookup(item, "high"),
-                     pct = lookup(item, "pct"), k = lookup(item, "k"), floor_pct = lookup(item, "floor_pct");
+                     pct = lookup(item, "pct"), k = lookup(item, "k"), floor_pct = lookup(item, "floor_pct"),
+                     floor_abs = lookup(item, "floor");
     const std::string opname = to_string(c.comparator);
     auto forbid = [&](const YAML::Node& n, const char* key) {
       if (n) fail(n, who + key + " does not apply to compare: " + opname);
@@ -230,7 +231,7 @@ class Parser {
         if (!value) fail(item, who + "compare: " + opname + " needs a value");
         c.value = bound(value, "value", c.comparator);
         forbid(low, "low"), forbid(high, "high"), forbid(pct, "pct");
-        forbid(k, "k"), forbid(floor_pct, "floor_pct");
+        forbid(k, "k"), forbid(floor_pct, "floor_pct"), forbid(floor_abs, "floor");
         break;
       case Comparator::between:
         if (!low) fail(item, who + "compare: between needs low (and high)");
@@ -240,7 +241,7 @@ class Parser {
         if (c.low.number && c.high.number && *c.low.number > *c.high.number)
           fail(high, who + "high is below low");
         forbid(value, "value"), forbid(pct, "pct");
-        forbid(k, "k"), forbid(floor_pct, "floor_pct");
+        forbid(k, "k"), forbid(floor_pct, "floor_pct"), forbid(floor_abs, "floor");
         break;
       case Comparator::within_pct_of_median: {
         if (!pct) fail(item, who + "compare: within_pct_of_median needs pct (allowed deviation, in percent)");
@@ -248,22 +249,32 @@ class Parser {
         if (!d || *d <= 0) fail(pct, who + "pct must be a positive number, got " + scalar_text(pct));
         c.pct = *d;
         forbid(value, "value"), forbid(low, "low"), forbid(high, "high");
-        forbid(k, "k"), forbid(floor_pct, "floor_pct");
+        forbid(k, "k"), forbid(floor_pct, "floor_pct"), forbid(floor_abs, "floor");
         break;
       }
       case Comparator::mad_outlier: {
         // Both are required: a k alone fails a place 0.1% off a cluster whose places agree to
         // the last digit (MAD 0), and a floor alone is within_pct_of_median.
         if (!k) fail(item, who + "compare: mad_outlier needs k (allowed distance from the median, in scaled MADs)");
-        if (!floor_pct)
+        // A count whose median is 0 (retransmissions on a clean fabric) needs its floor in
+        // the metric's own unit (floor): no percentage of 0 allows anything.
+        if (!floor_pct && !floor_abs)
           fail(item, who + "compare: mad_outlier needs floor_pct (the distance from the median always allowed, in "
-                           "percent of it, so that a cluster whose places agree exactly does not fail one 0.1% off)");
+                           "percent of it, so that a cluster whose places agree exactly does not fail one 0.1% off) "
+                           "or floor (that distance in the metric's unit)");
         auto dk = number(k);
         if (!dk || *dk <= 0) fail(k, who + "k must be a positive number, got " + scalar_text(k));
-        auto df = number(floor_pct);
-        if (!df || *df < 0) fail(floor_pct, who + "floor_pct must be a number >= 0, got " + scalar_text(floor_pct));
+        if (floor_pct) {
+          auto df = number(floor_pct);
+          if (!df || *df < 0) fail(floor_pct, who + "floor_pct must be a number >= 0, got " + scalar_text(floor_pct));
+          c.floor_pct = *df;
+        }
+        if (floor_abs) {
+          auto da = number(floor_abs);
+          if (!da || *da < 0) fail(floor_abs, who + "floor must be a number >= 0, got " + scalar_text(floor_abs));
+          c.floor = *da;
+        }
         c.k = *dk;
-        c.floor_pct = *df;
         forbid(value, "value"), forbid(low, "low"), forbid(high, "high"), forbid(pct, "pct");
         break;
       }

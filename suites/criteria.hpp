@@ -44,6 +44,7 @@ struct Criterion {
   double pct = 0;                       // within_pct_of_median
   double k = 0;                         // mad_outlier: allowed distance from the median in scaled MADs
   double floor_pct = 0;                 // mad_outlier: the distance always allowed, in % of the median
+  double floor = 0;                     // mad_outlier: the distance always allowed, in the metric's unit
   Severity severity = Severity::error;
   Required required = Required::automatic;
   std::string scope;                    // place kind filter: host|numa|gpu|nic|pair|cluster; "" any

@@ -217,9 +217,13 @@ class CriterionJudge {
     // moment shows on all of them at once (fake hosts on one machine failed each other's
     // hostmem.triad.uniform). Such places are not compared (skipped, saying why); the
     // median is taken over the hosts with a kernel of their own.
+    // A network namespace's own counters (MetricDecl::per_network_namespace) are the exception:
+    // fake hosts share a kernel, not a network stack.
     std::vector<const Metric*> compared = selected;
-    if (c.comparator == Comparator::within_pct_of_median || c.comparator == Comparator::mad_outlier ||
-        uses(c, "median")) {
+    const DeclaredMetric* decl = catalogue_ ? catalogue_->find(name) : nullptr;
+    const bool own_network = decl && decl->decl.per_network_namespace;
+    if (!own_network && (c.comparator == Comparator::within_pct_of_median || c.comparator == Comparator::mad_outlier ||
+                         uses(c, "median"))) {
       compared.clear();
       for (const Metric* m : selected) {
         const std::string host = place::host_of(m->place);
@@ -535,12 +539,13 @@ class CriterionJudge {
     constexpr double kScale = 1.4826;
     const double med = *r.median(), x = *m.value, mad = r.mad().value_or(0);
     v.reference = med;
-    const double spread = c.k * kScale * mad, floor = std::fabs(med) * c.floor_pct / 100;
+    const double spread = c.k * kScale * mad, floor = std::max(std::fabs(med) * c.floor_pct / 100, c.floor);
     const double allowed = std::max(spread, floor);
     const bool judge_low = m.better != Better::lower, judge_high = m.better != Better::higher;
     const double low = med - allowed, high = med + allowed;
-    v.bounds = shared_bounds("mad", "", {c.k, c.floor_pct, med, mad, double(judge_low), double(judge_high), low, high}, [&] {
+    v.bounds = shared_bounds("mad", "", {c.k, c.floor_pct, c.floor, med, mad, double(judge_low), double(judge_high), low, high}, [&] {
       nlohmann::json b = {{"op", "mad_outlier"}, {"k", c.k}, {"floor_pct", c.floor_pct}, {"median", med}, {"mad", mad}};
+      if (c.floor > 0) b["floor"] = c.floor;
       if (judge_low) b["low"] = low;
       if (judge_high) b["high"] = high;
       return b;
@@ -551,8 +556,9 @@ class CriterionJudge {
     v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
     const std::string n = std::to_string(r.selected().size()) + " " + judging::plural_of_kind(m.place);
     const std::string rule = base::format_number(c.k) + " scaled MADs (" + base::format_quantity(spread, m.unit) +
-                             ") and the " + base::format_number(c.floor_pct) + "% floor (" +
-                             base::format_quantity(floor, m.unit) + ")";
+                             ") and the floor (" + base::format_quantity(floor, m.unit) +
+                             (c.floor > 0 ? ", at least " + base::format_quantity(c.floor, m.unit)
+                                          : ", " + base::format_number(c.floor_pct) + "% of the median") + ")";
     const std::string away =
         mad > 0 ? ", " + base::format_number(std::fabs(x - med) / (kScale * mad)) + " scaled MADs away" : "";
     std::string where = x == med ? " is the median" : " is " + percent_off(x, med, "below", "above") + " the median " +

@@ -43,4 +43,15 @@ LatencyStats summarize_latency(const OneWaySamples& samples) {
   return s;
 }
 
+int count_tail_events(const OneWaySamples& samples, double p50, double factor) {
+  if (!(p50 > 0) || !(factor > 1)) return 0;
+  const double over = factor * p50;
+  int n = 0;
+  for (double x : samples) n += x > over;
+  // A batch's one-way total is mean x batch; one round trip at `over` in it adds (factor - 1) x p50.
+  const double excess = (factor - 1) * p50;
+  for (double mean : samples.batch_means) n += (mean - p50) * samples.batch > excess;
+  return n;
+}
+
 }  // namespace ga::p2p

@@ -33,4 +33,11 @@ LatencyStats summarize_latency(std::vector<double> one_way_s);
 // so jitter = p99 - p50 still, and the one clock read every single carries cancels out of it.
 LatencyStats summarize_latency(const OneWaySamples& samples);
 
+// Tail events: the round trips an intermittent fault stalls (a TCP retransmission timeout, a
+// link down for a moment), far slower than the measurement's own median. The round trips whose one-way time exceeds `factor` x p50: each single over it counts one,
+// and each batch whose round trips together took more than one such round trip beyond
+// batch x p50 counts one (a batch hides which of its round trips was slow, and a loss stalls
+// one). p50 <= 0: none counted.
+int count_tail_events(const OneWaySamples& samples, double p50, double factor);
+
 }  // namespace ga::p2p

@@ -13,6 +13,10 @@
 #   fakehosts.sh rate HOST RATE [IF]  limit what HOST sends (tc tbf), e.g. 100mbit
 #   fakehosts.sh rate-pair A B RATE   limit only what A sends to B (tc htb + u32 filter)
 #   fakehosts.sh loss HOST PCT [IF]   drop PCT% of what HOST sends (iptables statistic)
+#   fakehosts.sh loss-in HOST PCT [IF]  drop PCT% of what HOST receives, and nothing it sends
+#   fakehosts.sh flap HOST DOWN_S EVERY_S  the carrier of HOST's link lost for DOWN_S seconds every
+#                                EVERY_S, from now until `down`: the bridge-side end of its veth set
+#                                down and up (its address and routes stay, as with a cable fault)
 #   fakehosts.sh hosts N         print ga-h1,...,ga-hN
 # IF is the host's interface the fault sits on (default eth0, the only one without --rails):
 # eth1 puts it on rail 1 alone.
@@ -74,6 +78,10 @@ up() {
 }
 
 down() {
+  for f in "$STATE"/flap-*.pid; do
+    [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
+  done
   for f in "$STATE"/nfq-*.pid; do
     [ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
     rm -f "$f"
@@ -130,12 +138,33 @@ rate_pair() {
   in_ns "$a" tc filter replace dev eth0 protocol ip parent 1: prio 1 u32 match ip dst "$SUBNET.$(num "$b")/32" flowid 1:20
 }
 
-loss() {
-  local dev=${3:-eth0} p
-  check_host "$1"
-  check_if "$1" "$dev"
-  p=$(awk -v x="$2" 'BEGIN { printf "%.4f", x / 100 }')
-  in_ns "$1" iptables -A OUTPUT -o "$dev" -m statistic --mode random --probability "$p" -j DROP
+# drop HOST PCT CHAIN DIRFLAG IF: PCT% of HOST's packets through CHAIN on IF (iptables statistic).
+drop() {
+  local h=$1 pct=$2 chain=$3 flag=$4 dev=${5:-eth0} p
+  check_host "$h"
+  check_if "$h" "$dev"
+  p=$(awk -v x="$pct" 'BEGIN { printf "%.4f", x / 100 }')
+  in_ns "$h" iptables -A "$chain" "$flag" "$dev" -m statistic --mode random --probability "$p" -j DROP
+}
+loss() { drop "$1" "$2" OUTPUT -o "${3:-eth0}"; }
+loss_in() { drop "$1" "$2" INPUT -i "${3:-eth0}"; }
+
+flap() {
+  local h=$1 down_s=$2 every_s=$3 veth
+  check_host "$h"
+  veth=gav$(num "$h")
+  ip link show "$veth" >/dev/null 2>&1 || die "no veth $veth for $h"
+  # In the background until `down` kills it; always left up when it stops.
+  (
+    trap 'ip link set "$veth" up 2>/dev/null; exit 0' TERM INT
+    while :; do
+      sleep "$(awk -v a="$every_s" -v b="$down_s" 'BEGIN { print a - b }')"
+      ip link set "$veth" down
+      sleep "$down_s"
+      ip link set "$veth" up
+    done
+  ) >/dev/null 2>&1 9>&- &
+  echo $! >"$STATE/flap-$h.pid"
 }
 
 hosts() {
@@ -156,6 +185,8 @@ case "$cmd" in
   rate) rate "$@" ;;
   rate-pair) rate_pair "$@" ;;
   loss) loss "$@" ;;
+  loss-in) loss_in "$@" ;;
+  flap) flap "$@" ;;
   hosts) hosts "$1" ;;
-  *) die "usage: fakehosts.sh up N [--rails R] | down | exec HOST CMD | delay HOST MS [JITTER [IF]] | rate HOST RATE [IF] | rate-pair A B RATE | loss HOST PCT [IF] | hosts N" ;;
+  *) die "usage: fakehosts.sh up N [--rails R] | down | exec HOST CMD | delay HOST MS [JITTER [IF]] | rate HOST RATE [IF] | rate-pair A B RATE | loss HOST PCT [IF] | loss-in HOST PCT [IF] | flap HOST DOWN_S EVERY_S | hosts N" ;;
 esac

@@ -32,4 +32,16 @@ check "the pair-latency heatmap has a cell per direction ($(wc -l <"$GA_TMP/cell
 check "... each cell the best p50 report.json gives that direction" \
   bash -c "paste -d' ' '$GA_TMP/cells.txt' '$GA_TMP/want.txt' | awk '\$1 != \$3 || \$2 + 0 != \$4 + 0 {bad = 1} END {exit bad}'"
 check "report.html also draws the pair-bandwidth heatmap" grep -q '<svg data-plot="pair-bandwidth"' "$html"
+# The TCP counters around the probe (issue 33, probes/net/): read on each of the 4 hosts, in its own
+# network namespace, so each host's sent segments are its own and not the machine's.
+check "net counters read on every host during p2p" \
+  test "$(jq '[.metrics[] | select(.metric == "net.counters_read" and .params.during == "p2p" and .value == 1) | .place] | unique | length' \
+          "$GA_TMP/clean1/report.json")" = 4
+check "each host sent TCP segments of its own during p2p, and no two the same count" \
+  test "$(jq '[.metrics[] | select(.metric == "net.tcp.out_segs" and .params.during == "p2p") | select(.value > 0) | .value] | unique | length' \
+          "$GA_TMP/clean1/report.json")" = 4
+check "tail events are recorded beside every latency measurement" \
+  test "$(jq '([.metrics[] | select(.metric == "p2p.tail_events")] | length) > 0 and
+              ([.metrics[] | select(.metric == "p2p.exchanges")] | length) == ([.metrics[] | select(.metric == "p2p.tail_events")] | length)' \
+          "$GA_TMP/clean1/report.json")" = true
 finish

@@ -157,6 +157,12 @@ check "... no waiting rank failed its own host" \
 
 criteria="$GA_TMP/gpu-criteria.yaml"
 fake_gpu_criteria "$criteria"
+# This check is about the soak's deadline. On fake GPUs a 6 ms step's p99/p50 is this 2-core
+# machine's scheduling jitter (1.5-1.9x seen on a busy day, on main as on the tree it was
+# written against), not a measurement: soak.step.tail is judged by gpu_soak.sh with faults it
+# injects, so it is left out here.
+awk '/^  - name: / { drop = $0 ~ /- name: soak\.step\.tail$/ } !drop { print }' "$criteria" >"$criteria.tmp" &&
+  mv "$criteria.tmp" "$criteria"
 # shellcheck disable=SC2046
 timeout 200 mpirun -np 4 --host ga-h1:2,ga-h2:2 $(fake_mpirun_opts) \
   -x GPUACCEPT_SYSFS_ROOT="$tree" -x GPUACCEPT_CUDA_LIBRARY="$fake_cuda" -x GPUACCEPT_NVML_LIBRARY="$fake_nvml" \

@@ -129,3 +129,16 @@ TEST(P2pRetestPlan, IncompleteCountsAsSlowAndBetterMedianSurvivesHalfBad) {
   EXPECT_DOUBLE_EQ(better_median({1, 1, 9, 9}, true), 1);
   EXPECT_DOUBLE_EQ(better_median({1, 1, 9, 9}, false), 9);
 }
+
+TEST(P2pLatencyStats, TailEventsCountSinglesAndBatchesFarOverTheMedian) {
+  OneWaySamples s;
+  s.batch = 4;
+  s.assign(100, 40e-6);
+  s[7] = 10e-3;                       // a retransmission timeout's stall, timed singly
+  s[8] = 600e-6;                      // 15 x: a scheduling delay, under the 20 x bar
+  s.batch_means = {40e-6, 40e-6 + 2e-3 / 4, 40e-6 + 500e-6 / 4};  // one batch held a 2 ms round trip; one 0.5 ms
+  EXPECT_EQ(count_tail_events(s, 40e-6, 20), 2);  // the 10 ms single and the batch with 2 ms (> 19 x 40 us more)
+  EXPECT_EQ(count_tail_events(s, 40e-6, 10), 4);  // at 10 x the 15 x single and the 0.5 ms batch excess (> 9 x 40 us) count too
+  EXPECT_EQ(count_tail_events(s, 0, 20), 0);      // no median: nothing to hold them against
+  EXPECT_EQ(count_tail_events(s, 40e-6, 1), 0);   // a factor of 1 would count half of every measurement
+}

@@ -184,7 +184,7 @@ TEST(CriteriaErrors, WrongSchemaVersion) {
 TEST(CriteriaErrors, UnknownKeyListsTheAllowedOnes) {
   expect_error(std::string(kHead) + "  - name: a\n    metric: x.y\n    compare: equals\n    value: 1\n    thresold: 3\n",
                7, "unknown key \"thresold\" in a criterion (allowed: name, metric, compare, value, low, high, pct, "
-                  "k, floor_pct, scope, where, severity, required, unit, description, source, derivation)");
+                  "k, floor_pct, floor, scope, where, severity, required, unit, description, source, derivation)");
   expect_error("schema_version: 1\nrules: []\ncriteria: []\n", 2, "unknown key \"rules\" in top level");
 }
 

@@ -176,3 +176,60 @@ TEST(MadOutlier, TheParserAsksForKAndTheFloor) {
 
 }  // namespace
 }  // namespace ga
+
+namespace ga {
+namespace {
+
+const char* kCountRule = R"(  - name: timeouts.outlier
+    metric: net.tcp.timeouts
+    compare: mad_outlier
+    k: 6
+    floor: 5
+    scope: host
+)";
+
+// As the net probe declares it: a count, lower is better, a network namespace's own.
+MetricCatalogue net_catalogue() {
+  MetricCatalogue c;
+  c.add("net", MetricDecl{"net.tcp.timeouts", "count", Better::lower, "timeouts", Combine::median}.own_network());
+  return c;
+}
+
+TEST(MadOutlier, AnAbsoluteFloorAllowsACountWhoseMedianIsZero) {
+  // Counts of a clean fabric: the median and MAD are 0, so no percentage of either allows the
+  // host with 3; `floor` does, and the host with 50 is still an outlier.
+  const auto b = hosts_with({0, 0, 0, 0, 0, 0, 3, 50}, "net.tcp.timeouts", "count");
+  const auto cat = net_catalogue();
+  const auto j = judge(b.build(), criteria(kCountRule), &cat);
+  EXPECT_EQ(verdict_at(j, "timeouts.outlier", "h7")->status, VerdictStatus::pass) << verdict_at(j, "timeouts.outlier", "h7")->reason;
+  const Verdict* bad = verdict_at(j, "timeouts.outlier", "h8");
+  EXPECT_EQ(bad->status, VerdictStatus::fail);
+  EXPECT_NE(bad->reason.find("at least 5"), std::string::npos) << bad->reason;
+  EXPECT_DOUBLE_EQ(bad->bounds.at("floor").get<double>(), 5);
+  std::string pct = kCountRule;
+  pct.replace(pct.find("floor: 5"), 8, "floor_pct: 50");
+  EXPECT_EQ(verdict_at(judge(b.build(), criteria(pct), &cat), "timeouts.outlier", "h7")->status, VerdictStatus::fail);
+}
+
+TEST(MadOutlier, ANetworkNamespacesCountersAreComparedAcrossHostsOnOneKernel) {
+  // Fake hosts share one kernel but each has its own network stack: their net.* counters are
+  // independent evidence (MetricDecl::own_network), so none is skipped and the lossy one fails.
+  auto b = hosts_with({0, 1, 0, 2, 0, 1, 0, 40}, "net.tcp.timeouts", "count");
+  for (int i = 1; i <= 8; ++i) b.boot_id("h" + std::to_string(i), "shared");
+  const auto cat = net_catalogue();
+  const auto j = judge(b.build(), criteria(kCountRule), &cat);
+  EXPECT_EQ(verdict_at(j, "timeouts.outlier", "h8")->status, VerdictStatus::fail);
+  for (int i = 1; i <= 7; ++i)
+    EXPECT_EQ(verdict_at(j, "timeouts.outlier", "h" + std::to_string(i))->status, VerdictStatus::pass) << i;
+}
+
+TEST(MadOutlier, TheFloorIsANumberAtLeastZeroAndEitherFloorWillDo) {
+  const std::string head = "  - name: r\n    metric: x.bw\n    compare: mad_outlier\n    k: 5\n";
+  EXPECT_THROW(criteria(head + "    floor: -1\n"), CriteriaError);
+  EXPECT_THROW(criteria(head + "    floor: lots\n"), CriteriaError);
+  EXPECT_DOUBLE_EQ(criteria(head + "    floor: 2\n").criteria[0].floor, 2);
+  EXPECT_THROW(criteria("  - name: r\n    metric: x.bw\n    compare: \">=\"\n    value: 1\n    floor: 5\n"), CriteriaError);
+}
+
+}  // namespace
+}  // namespace ga
