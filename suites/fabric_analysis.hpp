@@ -48,11 +48,40 @@ struct FabricEvidence {
   bool higher_is_worse = true;       // latency; bandwidth: lower is worse
 };
 
+// The tail events of one endpoint or link (issue 33: suites/fabric_events.cpp), added up over
+// the first pass and every re-test, against the healthy rest's rate.
+struct TailStanding {
+  double events = 0, exchanges = 0;              // its own, pairs explained by a suspect end and set_aside left out
+  double first_events = 0, first_exchanges = 0;  // of which the first pass
+  double rest_rate = 0;                          // events per round trip of the rest (one event added)
+  double expected = 0;                           // exchanges x rest_rate
+  double p = 1;                                  // Poisson upper tail x tests, at most 1
+  int tests = 0;                                 // endpoints and links tested (the correction)
+  bool stands_out = false;                       // p < kTailStandOut: its pairs explain its peers' events
+  std::string explained_by;                      // links: the end whose events stand out
+  std::string set_aside;                         // ends: its link with the most events, not counted
+  double set_aside_events = 0;                   //   (a lossy cable is the link test's), and its events
+  bool no_rest = false;                          // events, but nothing else measured to compare: untested
+};
+// Below this corrected p a place's events are not cleared: a pass on it is inconclusive, its
+// pairs are taken out of its peers' counts and of the rest's rate. The criterion's own bound
+// (criteria-default-fabric.yaml, p2p.*.tail_events) decides a failure.
+constexpr double kTailStandOut = 0.01;
+// The test asks how likely a place's events are if its healthy rate were this many times the
+// rest's, not the rest's itself: a margin for hosts that are not identical, so a noisy healthy
+// host is not named by the sheer number of round trips measured.
+constexpr double kTailTolerance = 3;
+
 struct FabricAnalysis {
   std::vector<Metric> derived;
   std::map<std::string, FabricEvidence> evidence;  // key: metric + place + params.dump()
   std::map<std::string, std::string> described;    // place -> what it is (nccl.rail_devices: its GPU and NIC)
+  std::map<std::string, TailStanding> tails;       // key: tail_key(place, path, rail)
 };
+
+std::string tail_key(const std::string& place, const std::string& path, const std::string& rail);
+// Adds p2p.host_tail_p and p2p.link_tail_p to a.derived and their standings to a.tails.
+void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a);
 
 // The judge adds a.derived to its metrics (judging::add_in_order, with the other analyses'
 // derived metrics in one merge) and keeps the analysis for explain_fabric_verdicts.

@@ -1,6 +1,13 @@
 #include "probes/harness/net_counters.hpp"
 
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -86,9 +93,86 @@ std::map<std::string, IfaceCounters> parse_proc_net_dev(const std::string& text,
       x.push_back(*n);
     }
     if (name == "lo") continue;
-    out[name] = {x[2], x[3], x[10], x[11]};
+    out[name] = {x[2], x[3], x[10], x[11], {}};
   }
   return out;
+}
+
+std::map<std::string, double> parse_link_carriers(const void* data, std::size_t n) {
+  std::map<std::string, double> out;
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::size_t at = 0;
+  while (at + sizeof(nlmsghdr) <= n) {
+    nlmsghdr h;
+    std::memcpy(&h, p + at, sizeof h);
+    if (h.nlmsg_len < sizeof h || h.nlmsg_len > n - at) throw std::runtime_error("rtnetlink: a message runs past the reply");
+    if (h.nlmsg_type == NLMSG_DONE) break;
+    if (h.nlmsg_type == NLMSG_ERROR) {
+      int err = 0;
+      if (h.nlmsg_len >= sizeof h + sizeof err) std::memcpy(&err, p + at + NLMSG_HDRLEN, sizeof err);
+      throw std::runtime_error("rtnetlink: RTM_GETLINK refused: " + base::errno_text(-err));
+    }
+    if (h.nlmsg_type == RTM_NEWLINK && h.nlmsg_len >= NLMSG_LENGTH(sizeof(ifinfomsg))) {
+      std::string name;
+      std::optional<double> changes;
+      std::size_t a = at + NLMSG_LENGTH(sizeof(ifinfomsg));
+      const std::size_t end = at + h.nlmsg_len;
+      while (a + sizeof(rtattr) <= end) {
+        rtattr r;
+        std::memcpy(&r, p + a, sizeof r);
+        if (r.rta_len < sizeof r || r.rta_len > end - a) throw std::runtime_error("rtnetlink: an attribute runs past its message");
+        const unsigned char* v = p + a + RTA_LENGTH(0);
+        const std::size_t vn = r.rta_len - RTA_LENGTH(0);
+        if (r.rta_type == IFLA_IFNAME) name.assign(reinterpret_cast<const char*>(v), strnlen(reinterpret_cast<const char*>(v), vn));
+        if (r.rta_type == IFLA_CARRIER_CHANGES && vn >= sizeof(std::uint32_t)) {
+          std::uint32_t c;
+          std::memcpy(&c, v, sizeof c);
+          changes = c;
+        }
+        a += RTA_ALIGN(r.rta_len);
+      }
+      if (!name.empty() && changes) out[name] = *changes;
+    }
+    at += NLMSG_ALIGN(h.nlmsg_len);
+  }
+  return out;
+}
+
+std::map<std::string, double> read_link_carriers() {
+  base::UniqueFd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
+  if (!fd) throw std::runtime_error("rtnetlink: socket: " + base::errno_text(errno));
+  struct {
+    nlmsghdr h;
+    ifinfomsg i;
+  } req{};
+  req.h.nlmsg_len = NLMSG_LENGTH(sizeof(ifinfomsg));
+  req.h.nlmsg_type = RTM_GETLINK;
+  req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  req.h.nlmsg_seq = 1;
+  req.i.ifi_family = AF_UNSPEC;
+  if (::send(fd.get(), &req, req.h.nlmsg_len, 0) < 0) throw std::runtime_error("rtnetlink: send: " + base::errno_text(errno));
+  // A dump comes in several datagrams, the last ending in NLMSG_DONE.
+  std::map<std::string, double> out;
+  std::vector<unsigned char> buf(1 << 16);
+  for (int guard = 0; guard < 10000; ++guard) {
+    const ssize_t got = ::recv(fd.get(), buf.data(), buf.size(), 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("rtnetlink: recv: " + base::errno_text(errno));
+    }
+    auto part = parse_link_carriers(buf.data(), static_cast<std::size_t>(got));
+    out.insert(part.begin(), part.end());
+    bool done = false;
+    for (std::size_t at = 0; at + sizeof(nlmsghdr) <= static_cast<std::size_t>(got);) {
+      nlmsghdr h;
+      std::memcpy(&h, buf.data() + at, sizeof h);
+      if (h.nlmsg_type == NLMSG_DONE) done = true;
+      if (h.nlmsg_len < sizeof h) break;
+      at += NLMSG_ALIGN(h.nlmsg_len);
+    }
+    if (done || got == 0) return out;
+  }
+  throw std::runtime_error("rtnetlink: the link dump did not end");
 }
 
 Counters read_counters(const std::string& proc_root) {
@@ -99,6 +183,8 @@ Counters read_counters(const std::string& proc_root) {
   }
   const std::string dev = proc_root + "/net/dev";
   c.ifaces = parse_proc_net_dev(text_of(dev), dev);
+  for (const auto& [name, changes] : read_link_carriers())
+    if (auto it = c.ifaces.find(name); it != c.ifaces.end()) it->second.carrier_changes = changes;
   return c;
 }
 
@@ -112,7 +198,10 @@ Counters delta(const Counters& before, const Counters& after) {
     const auto& b = it->second;
     if (a.rx_errors < b.rx_errors || a.rx_drops < b.rx_drops || a.tx_errors < b.tx_errors || a.tx_drops < b.tx_drops)
       continue;
-    d.ifaces[name] = {a.rx_errors - b.rx_errors, a.rx_drops - b.rx_drops, a.tx_errors - b.tx_errors, a.tx_drops - b.tx_drops};
+    IfaceCounters x{a.rx_errors - b.rx_errors, a.rx_drops - b.rx_drops, a.tx_errors - b.tx_errors, a.tx_drops - b.tx_drops, {}};
+    if (a.carrier_changes && b.carrier_changes && *a.carrier_changes >= *b.carrier_changes)
+      x.carrier_changes = *a.carrier_changes - *b.carrier_changes;
+    d.ifaces[name] = x;
   }
   return d;
 }
@@ -125,6 +214,7 @@ const std::vector<TcpField>& tcp_fields() {
       {"net.tcp.timeouts", "TcpExt.TCPTimeouts"},
       {"net.tcp.lost_retransmit", "TcpExt.TCPLostRetransmit"},
       {"net.tcp.ofo_queued", "TcpExt.TCPOFOQueue"},
+      {"net.tcp.loss_probes", "TcpExt.TCPLossProbes"},
   };
   return f;
 }

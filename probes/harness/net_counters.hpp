@@ -9,6 +9,7 @@
 // the median host's. Pure parsers, so they are unit tested and fuzzed.
 #pragma once
 #include <map>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@ namespace ga::net {
 // One interface's counters (/proc/net/dev), the ones a bad cable or NIC moves.
 struct IfaceCounters {
   double rx_errors = 0, rx_drops = 0, tx_errors = 0, tx_drops = 0;
+  // Times the link's carrier came or went (rtnetlink's IFLA_CARRIER_CHANGES, what
+  // /sys/class/net/IF/carrier_changes shows): a cable or port that flaps for a fraction of a
+  // second moves it while every other counter may stay still. Absent: the kernel did not say.
+  std::optional<double> carrier_changes;
 };
 
 struct Counters {
@@ -34,8 +39,17 @@ void parse_stat_pairs(const std::string& text, const std::string& file, std::map
 // Throws std::runtime_error naming the line when one is short or not a number.
 std::map<std::string, IfaceCounters> parse_proc_net_dev(const std::string& text, const std::string& file);
 
+// The IFLA_CARRIER_CHANGES of each interface in a buffer of RTM_NEWLINK messages (an
+// RTM_GETLINK dump's replies), by IFLA_IFNAME. Stops at NLMSG_DONE; throws
+// std::runtime_error on NLMSG_ERROR or a message or attribute that runs past the buffer.
+std::map<std::string, double> parse_link_carriers(const void* data, std::size_t n);
+// Asks the kernel (rtnetlink, which follows the process's network namespace as /proc/net does)
+// for every interface's carrier changes; throws std::runtime_error saying what failed.
+std::map<std::string, double> read_link_carriers();
+
 // Reads all three under proc_root ("/proc"); throws std::runtime_error naming the file that
 // could not be read or parsed.
+// and the carrier changes from rtnetlink.
 Counters read_counters(const std::string& proc_root = "/proc");
 
 // after - before for every counter both hold (a counter that went backwards, a wrap or a

@@ -54,6 +54,7 @@ void Watch::end(const std::string& host, const std::string& during, SampleSink& 
     out.value(host, "net.iface.rx_drops", c.rx_drops, unit::count, p);
     out.value(host, "net.iface.tx_errors", c.tx_errors, unit::count, p);
     out.value(host, "net.iface.tx_drops", c.tx_drops, unit::count, p);
+    if (c.carrier_changes) out.value(host, "net.iface.carrier_changes", *c.carrier_changes, unit::count, p);
   }
 }
 

@@ -38,10 +38,16 @@ class NetProbe final : public Probe {
         count("net.tcp.in_errs", "TCP segments received in error during the probe (Tcp.InErrs)"),
         count("net.tcp.timeouts", "TCP retransmission timeouts during the probe (TcpExt.TCPTimeouts)"),
         count("net.tcp.lost_retransmit", "retransmissions lost again during the probe (TcpExt.TCPLostRetransmit)"),
+        count("net.tcp.loss_probes",
+              "tail loss probes sent during the probe (TcpExt.TCPLossProbes): how Linux recovers a lost last "
+              "segment, as a ping-pong's is, before any retransmission timeout"),
         count("net.tcp.ofo_queued", "TCP segments received out of order during the probe (TcpExt.TCPOFOQueue)"),
         per_iface("net.iface.rx_errors", "receive errors on one interface during the probe (/proc/net/dev)"),
         per_iface("net.iface.rx_drops", "received packets dropped on one interface during the probe (/proc/net/dev)"),
         per_iface("net.iface.tx_errors", "transmit errors on one interface during the probe (/proc/net/dev)"),
+        per_iface("net.iface.carrier_changes",
+                  "times one interface's carrier came or went during the probe (rtnetlink IFLA_CARRIER_CHANGES, as "
+                  "/sys/class/net/IF/carrier_changes): a link that flaps"),
         per_iface("net.iface.tx_drops", "packets to send dropped on one interface during the probe (/proc/net/dev)"),
     };
     return i;

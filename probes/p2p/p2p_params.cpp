@@ -86,6 +86,9 @@ const std::vector<ParamDecl>& p2p_param_decls() {
          "latency iterations at most (bandwidth windows: a hundredth, at least 3)"},
         {"budget_fraction", ParamType::number, d.budget_fraction, {}, 0.95, {},
          "share of the probe's deadline the measurements may plan to use, > 0"},
+        {"tail_event_factor", ParamType::number, d.tail_event_factor, {}, {}, {},
+         "a round trip over this many times its measurement's median is a tail event (> 1), counted per "
+         "measurement for the judge's test of intermittent faults"},
         {"retest", ParamType::boolean, d.retest, {}, {}, {}, "a second pass re-measures suspects against healthy hosts"},
         {"retest_ratio", ParamType::number, d.retest_options.ratio, {}, {}, {},
          "worse than this times the cluster reference is re-tested (> 0)"},
@@ -150,6 +153,8 @@ P2pParams parse_p2p_params(const nlohmann::json& p) {
   r.limits.warmup = whole(p, "warmup", r.limits.warmup, 0);
   r.limits.max_iters = whole(p, "max_iters", r.limits.max_iters, 1);
   r.budget_fraction = positive(p, "budget_fraction", r.budget_fraction);
+  r.tail_event_factor = positive(p, "tail_event_factor", r.tail_event_factor);
+  if (r.tail_event_factor <= 1) bad("tail_event_factor", "must be above 1 (a round trip over its own median is no event)");
   if (r.budget_fraction > 0.95) bad("budget_fraction", "must leave time for gathering (at most 0.95)");
   r.retest = flag(p, "retest", true);
   r.retest_options.ratio = positive(p, "retest_ratio", r.retest_options.ratio);

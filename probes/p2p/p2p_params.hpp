@@ -12,6 +12,7 @@
 //   warmup: 10                 latency iterations not recorded (bandwidth: a tenth, at least 1)
 //   max_iters: 100000          latency iterations at most (bandwidth windows: a hundredth, >= 3)
 //   budget_fraction: 0.6       share of the probe's deadline the measurements may plan to use
+//   tail_event_factor: 1000    a round trip over this x its measurement's median is a tail event
 //   retest: true               second pass: suspects re-measured against healthy hosts
 //   retest_ratio: 1.5          worse than this x the cluster reference is re-tested
 //   retest_partners: 2         healthy partners per suspect host
@@ -51,6 +52,13 @@ struct P2pParams {
   std::vector<std::size_t> sweep;  // empty: only latency_size and bw_size
   ExchangeLimits limits;
   double budget_fraction = 0.6;
+  // A round trip over this x its measurement's median is a tail event (count_tail_events). A
+  // lost packet costs a retransmission timeout: TCP's is 200 ms at least (Linux's TCP_RTO_MIN),
+  // 5000 x a fake host's 40 us round trip. What a healthy, oversubscribed fake host shows
+  // (8 x 2 ranks on 2 cores, one clean run each, docs/fabric.md): over 20 x, 1 round trip in
+  // ~1000; over 200 x, 1 in ~6000; over 1000 x, 4 in 150,000. So 1000: a lost packet's stall is
+  // always one, a scheduling delay nearly never.
+  double tail_event_factor = 1000;
   bool retest = true;
   RetestOptions retest_options;
   // Hosts from which on the adaptive schedule replaces all pairs. 65: a 64-host cluster is

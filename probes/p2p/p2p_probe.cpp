@@ -40,10 +40,6 @@ constexpr double kLeastMeasurementS = 0.05;
 // A gap this long between two polls of a barrier (which sleep 2 ms at most) means the process
 // did not run: far above an oversubscribed host's scheduling delays (tens of ms on fake hosts).
 constexpr double kStallS = 1.0;
-// A round trip over this x its measurement's median is a tail event (count_tail_events): a TCP
-// retransmission timeout (200 ms at least) is ~5000 x a 40 us round trip here and ~10^5 x an
-// InfiniBand one; a scheduling delay on a healthy shared core is ~10-100 x.
-constexpr double kTailEventFactor = 20;
 namespace {
 
 using p2p::Measurement;
@@ -188,13 +184,21 @@ class P2pProbe final : public Probe {
          "latency round trips one measurement timed (one more where it did not complete: the stall)"}
             .at({K::pair}).carries(pair_keys),
         MetricDecl{"p2p.tail_events", unit::count, Better::lower,
-         "round trips of one latency measurement over 20 x its median, one more where it did not complete: the "
-         "trace an intermittent fault leaves (recorded; not judged yet, issue 33)"}
+         "round trips of one latency measurement over tail_event_factor x its median, one more where it did not "
+         "complete: the trace an intermittent fault leaves, added up over every pass by the judge"}
             .at({K::pair}).carries(pair_keys),
         MetricDecl{"p2p.completed", unit::boolean, Better::higher,
          "one measurement of one direction completed within limit_s (params: test, why)"}
             .at({K::pair}).carries(done_keys),
         // Derived by the judge.
+        MetricDecl{"p2p.host_tail_p", "", Better::higher,
+         "how likely a healthy endpoint shows this many tail events on as many round trips at the rest's rate, "
+         "corrected for the endpoints and links tested (Poisson upper tail x tests, at most 1; low: an "
+         "intermittent fault)"}
+            .at({K::host, K::rail}).carries({"path", "rail"}),
+        MetricDecl{"p2p.link_tail_p", "", Better::higher,
+         "as p2p.host_tail_p for a link, its ends' standing-out events left out"}
+            .at({K::pair}).carries({"path", "rail"}),
         MetricDecl{"p2p.host_slowdown", "x", Better::lower,
          "an endpoint's best pair against the cluster reference (1 = as good as the median endpoint)"}
             .at({K::host, K::rail}).carries(derived_keys),
@@ -358,7 +362,7 @@ class P2pProbe final : public Probe {
         rec.why = r.why;
         rec.lat = p2p::summarize_latency(r.one_way_s);
         rec.exchanges = rec.lat.count + (r.completed ? 0 : 1);
-        rec.events = p2p::count_tail_events(r.one_way_s, rec.lat.p50, kTailEventFactor) + (r.completed ? 0 : 1);
+        rec.events = p2p::count_tail_events(r.one_way_s, rec.lat.p50, prm.tail_event_factor) + (r.completed ? 0 : 1);
       } else {
         auto r = ex.bandwidth(peer, mine, m.size, slot, lim);
         if (!mine) return;

@@ -30,7 +30,8 @@ const std::set<std::string> kUnits = {unit::bytes, unit::seconds, unit::bytes_pe
                                       unit::boolean, unit::flops, unit::percent, "x", "ppm", "Gb/s", "op/s",
                                       "degC", "W", "MHz", "errors/bit", "errors/s"};
 // Metrics whose samples carry no unit at all (a plain ratio).
-const std::set<std::string> kUnitless = {"p2p.unreachable_fraction", "nccl.unreachable_fraction", "net.tcp.retrans_rate"};
+const std::set<std::string> kUnitless = {"p2p.unreachable_fraction", "nccl.unreachable_fraction", "net.tcp.retrans_rate",
+                                           "p2p.host_tail_p", "p2p.link_tail_p"};  // probabilities
 
 std::vector<const Probe*> builtin(ProbeRegistry& reg) {
   register_builtin_probes(reg);

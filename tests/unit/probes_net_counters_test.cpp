@@ -2,9 +2,14 @@
 // the Watch's samples, on recorded /proc text (Debian 12's kernel 6.1 layout).
 #include <gtest/gtest.h>
 
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "probes/harness/net_counters.hpp"
 #include "probes/harness/net_watch.hpp"
@@ -85,15 +90,63 @@ TEST(NetCounters, DeltaLeavesOutWhatWentBackwardsOrAppeared) {
   Counters a, b;
   a.stats = {{"Tcp.RetransSegs", 5}, {"Tcp.OutSegs", 100}};
   b.stats = {{"Tcp.RetransSegs", 9}, {"Tcp.OutSegs", 50}, {"Tcp.InErrs", 1}};
-  a.ifaces["eth0"] = {1, 1, 1, 1};
-  b.ifaces["eth0"] = {1, 3, 1, 1};
-  b.ifaces["eth1"] = {0, 0, 0, 0};
+  a.ifaces["eth0"] = {1, 1, 1, 1, 4};
+  b.ifaces["eth0"] = {1, 3, 1, 1, 6};
+  b.ifaces["eth1"] = {0, 0, 0, 0, {}};
   const Counters d = delta(a, b);
   EXPECT_EQ(d.stats.at("Tcp.RetransSegs"), 4);
   EXPECT_EQ(d.stats.count("Tcp.OutSegs"), 0u);  // reset or wrapped: no delta rather than a wrong one
   EXPECT_EQ(d.stats.count("Tcp.InErrs"), 0u);
   EXPECT_EQ(d.ifaces.at("eth0").rx_drops, 2);
+  EXPECT_EQ(d.ifaces.at("eth0").carrier_changes, 2);
   EXPECT_EQ(d.ifaces.count("eth1"), 0u);
+}
+
+// One RTM_NEWLINK message as the kernel sends it: header, ifinfomsg, then attributes.
+std::vector<unsigned char> link_message(const std::string& name, std::optional<std::uint32_t> changes) {
+  std::vector<unsigned char> m(NLMSG_LENGTH(sizeof(ifinfomsg)), 0);
+  auto attr = [&](unsigned short type, const void* v, std::size_t n) {
+    rtattr r{static_cast<unsigned short>(RTA_LENGTH(n)), type};
+    const std::size_t at = m.size();
+    m.resize(at + RTA_ALIGN(r.rta_len), 0);
+    std::memcpy(m.data() + at, &r, sizeof r);
+    std::memcpy(m.data() + at + RTA_LENGTH(0), v, n);
+  };
+  attr(IFLA_IFNAME, name.c_str(), name.size() + 1);
+  if (changes) attr(IFLA_CARRIER_CHANGES, &*changes, sizeof *changes);
+  nlmsghdr h{};
+  h.nlmsg_len = static_cast<std::uint32_t>(m.size());
+  h.nlmsg_type = RTM_NEWLINK;
+  std::memcpy(m.data(), &h, sizeof h);
+  return m;
+}
+
+TEST(NetCounters, CarrierChangesComeFromTheLinkDumpByInterfaceName) {
+  auto buf = link_message("eth0", 7);
+  auto more = link_message("eth1", std::nullopt);  // a kernel that does not say: left out
+  buf.insert(buf.end(), more.begin(), more.end());
+  nlmsghdr done{};
+  done.nlmsg_len = NLMSG_LENGTH(0), done.nlmsg_type = NLMSG_DONE;
+  buf.insert(buf.end(), reinterpret_cast<unsigned char*>(&done), reinterpret_cast<unsigned char*>(&done) + sizeof done);
+  const auto c = parse_link_carriers(buf.data(), buf.size());
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c.at("eth0"), 7);
+}
+
+TEST(NetCounters, ALinkDumpThatRunsPastItsBufferIsRefusedNotRead) {
+  auto buf = link_message("eth0", 7);
+  EXPECT_THROW(parse_link_carriers(buf.data(), buf.size() - 3), std::runtime_error);
+  nlmsghdr h{};
+  std::memcpy(&h, buf.data(), sizeof h);
+  h.nlmsg_len = 4;  // shorter than its own header
+  std::memcpy(buf.data(), &h, sizeof h);
+  EXPECT_THROW(parse_link_carriers(buf.data(), buf.size()), std::runtime_error);
+}
+
+TEST(NetCounters, TheKernelsLinkDumpNamesTheLoopback) {
+  // rtnetlink needs no privilege and every namespace has lo: what a host is asked in a run.
+  const auto c = read_link_carriers();
+  EXPECT_EQ(c.count("lo"), 1u);
 }
 
 TEST(NetWatch, RecordsTheDeltasAtTheHostForTheProbeItSurrounds) {

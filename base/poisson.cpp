@@ -1,0 +1,27 @@
+#include "base/poisson.hpp"
+
+#include <cmath>
+
+namespace ga::base {
+
+double poisson_upper_tail(double k, double lambda) {
+  if (std::isnan(k) || std::isnan(lambda)) return 1;
+  k = std::ceil(k);
+  if (k <= 0) return 1;
+  if (lambda <= 0) return 0;
+  if (k <= lambda) {
+    // The bulk: 1 - P(N < k), the lower sum being small terms below the mode.
+    double term = std::exp(-lambda), lower = term;
+    for (double i = 1; i < k; ++i) lower += term *= lambda / i;
+    return std::fmax(0.0, 1 - lower);
+  }
+  // The tail: terms from k on, each smaller than the last (k > lambda), in log space for the first.
+  double term = std::exp(-lambda + k * std::log(lambda) - std::lgamma(k + 1)), sum = 0;
+  for (double i = k; term > sum * 1e-17 && i < k + 100000; ++i) {
+    sum += term;
+    term *= lambda / (i + 1);
+  }
+  return std::fmin(1.0, sum);
+}
+
+}  // namespace ga::base

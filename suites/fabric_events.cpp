@@ -1,0 +1,199 @@
+// Evidence that adds up instead of a vote (issue 33). A host that drops a few packets in a
+// hundred is slow only now and then: one re-test that happens to miss a loss made the old rule
+// ("slow in the first pass but not in 7 of 8 re-tests, so not blamed") pass it. Here every
+// latency measurement's tail events (round trips over tail_event_factor x its median, and a
+// measurement that did not complete) are added up per endpoint and per link over the first
+// pass and every re-test, and held against what the rest of the cluster shows on as many round
+// trips:
+//   rate of the rest   r = (events + 1) / (round trips + 1) over the pairs of neither the place
+//                      nor a place already found to stand out (the one added event: a rest that
+//                      showed none still has a rate, so one event is never infinitely surprising)
+//   the test           P(N >= k), N ~ Poisson(kTailTolerance x n x r), k and n the place's own
+//                      events and round trips (Poisson for a binomial of small rate and large
+//                      n): how likely k events are even if the place's healthy rate were
+//                      kTailTolerance times the rest's (hosts are not identical: on fake hosts
+//                      the first host's rank 0 also writes the journal)
+//   the correction     x the number of endpoints and links tested (Bonferroni), at most 1.
+// Worst first: an endpoint whose corrected p is under kTailStandOut stands out, and its pairs are
+// then taken out of its peers' counts (a lossy host's peers see its losses) and out of the rest,
+// and the others are tested again, until none more stands out. Each end is tested without its
+// one worst link, which is left to the link test (a lossy cable is not its ends' fault). Links are tested last, each
+// without the pairs of a standing-out end (explained by it). Pure over the metrics, so the live
+// run and `gpuaccept judge DIR` agree.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "base/poisson.hpp"
+#include "suites/fabric_analysis.hpp"
+#include "suites/judge_parts.hpp"
+
+namespace ga::judging {
+
+std::string tail_key(const std::string& place, const std::string& path, const std::string& rail) {
+  return place + "|" + path + "|" + rail;
+}
+
+namespace {
+
+struct Count {
+  double events = 0, exchanges = 0, first_events = 0, first_exchanges = 0;
+  void add(const Count& o) {
+    events += o.events, exchanges += o.exchanges, first_events += o.first_events, first_exchanges += o.first_exchanges;
+  }
+};
+
+struct PairCount {
+  std::string a, b, place;
+  Count c;
+};
+
+struct Group {
+  std::string path, rail;
+  std::map<std::pair<std::string, std::string>, PairCount> pairs;  // {a, b}, a < b
+};
+
+std::string param_text(const Params& p, const char* key, const std::string& def) {
+  if (!p.contains(key)) return def;
+  const auto& v = p[key];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a) {
+  // (metric, place, params without the metric) -> value: the two counts of one measurement.
+  std::map<std::string, Group> groups;
+  for (const Metric* m : base::items_named(by_name, {"p2p.exchanges", "p2p.tail_events"})) {
+    if (!m->value) continue;
+    const auto& p = m->params;
+    const std::string dir = param_text(p, "direction", "");
+    const auto arrow = dir.find("->");
+    if (arrow == std::string::npos) continue;
+    const std::string path = param_text(p, "path", "inter");
+    if (path != "inter") continue;  // pairs inside a host: one pair each, nothing to hold it against but itself
+    const std::string rail = param_text(p, "rail", "-");
+    auto& g = groups[path + "|" + rail];
+    g.path = path, g.rail = rail;
+    std::string x = dir.substr(0, arrow), y = dir.substr(arrow + 2);
+    if (y < x) std::swap(x, y);
+    auto& pc = g.pairs[{x, y}];
+    pc.a = x, pc.b = y, pc.place = m->place;
+    const bool first = param_text(p, "pass", "1") == "1";
+    const double v = *m->value;
+    if (m->metric == "p2p.exchanges") pc.c.exchanges += v, pc.c.first_exchanges += first ? v : 0;
+    else pc.c.events += v, pc.c.first_events += first ? v : 0;
+  }
+  for (auto& [gk, g] : groups) {
+    std::set<std::string> ends;
+    for (const auto& [k, pc] : g.pairs) ends.insert(pc.a), ends.insert(pc.b);
+    const int tests = static_cast<int>(ends.size() + g.pairs.size());
+    std::set<std::string> out;  // ends that stand out, in the order found
+    // The counts of `e` without pairs whose other end stands out, and of the rest: pairs of
+    // neither `e` nor a standing-out end.
+    // Its link with the most events is set aside (`worst`): a lossy cable between two healthy
+    // hosts puts all its events on one link, a lossy host spreads them over all of its links,
+    // so an end stands out only on what its other links show, and the cable is left to the
+    // link test.
+    auto counts = [&](const std::string& e, Count& own, Count& rest, const PairCount** worst) {
+      *worst = nullptr;
+      for (const auto& [k, pc] : g.pairs) {
+        const bool mine = pc.a == e || pc.b == e;
+        const std::string& other = pc.a == e ? pc.b : pc.a;
+        if (mine) {
+          if (out.count(other)) continue;
+          own.add(pc.c);
+          if (!*worst || pc.c.events > (*worst)->c.events) *worst = &pc;
+        } else if (!out.count(pc.a) && !out.count(pc.b)) {
+          rest.add(pc.c);
+        }
+      }
+      if (*worst && (*worst)->c.events > 0) {
+        const Count& w = (*worst)->c;
+        own.events -= w.events, own.exchanges -= w.exchanges;
+        own.first_events -= w.first_events, own.first_exchanges -= w.first_exchanges;
+      } else {
+        *worst = nullptr;
+      }
+    };
+    auto standing = [&](const Count& own, const Count& rest) {
+      TailStanding t;
+      t.events = own.events, t.exchanges = own.exchanges;
+      t.first_events = own.first_events, t.first_exchanges = own.first_exchanges;
+      t.rest_rate = (rest.events + 1) / (rest.exchanges + 1);
+      t.expected = own.exchanges * t.rest_rate;
+      t.tests = tests;
+      t.p = own.events > 0 ? std::min(1.0, tests * base::poisson_upper_tail(own.events, kTailTolerance * t.expected)) : 1.0;
+      // Nothing else measured (two hosts, one link): no rate to hold its events against, so
+      // they are neither confirmed nor cleared (no metric; explain_fabric_verdicts reads it).
+      t.no_rest = own.events > 0 && rest.exchanges <= 0;
+      return t;
+    };
+    auto end_standing = [&](const std::string& e) {
+      Count own, rest;
+      const PairCount* aside = nullptr;
+      counts(e, own, rest, &aside);
+      TailStanding t = standing(own, rest);
+      if (aside) t.set_aside = aside->place, t.set_aside_events = aside->c.events;
+      // Its only link set aside (two hosts): nothing of its own left to test, and the link's
+      // events are not cleared by that.
+      if (aside && own.exchanges <= 0) t.no_rest = true;
+      return t;
+    };
+    std::map<std::string, TailStanding> by_end;
+    for (;;) {
+      std::string worst;
+      double worst_p = 2;
+      for (const auto& e : ends) {
+        if (out.count(e)) continue;
+        by_end[e] = end_standing(e);
+        if (by_end[e].p < worst_p) worst_p = by_end[e].p, worst = e;
+      }
+      if (worst.empty() || worst_p >= kTailStandOut) break;
+      by_end[worst].stands_out = true;
+      out.insert(worst);
+    }
+    // The ones that stand out, each against the final rest (its peers that stand out left out).
+    for (const auto& e : out) {
+      TailStanding t = end_standing(e);
+      t.stands_out = true;
+      by_end[e] = t;
+    }
+    Params derived = {{"path", g.path}};
+    if (g.rail != "-") derived = derived.with("rail", std::stoll(g.rail));
+    for (const auto& [e, t] : by_end) {
+      a.tails[tail_key(e, g.path, g.rail)] = t;
+      if (t.no_rest) continue;
+      Metric m;
+      m.metric = "p2p.host_tail_p", m.probe = "p2p", m.place = e, m.params = derived, m.unit = "";
+      m.value = m.min = m.max = t.p;
+      m.count = static_cast<int>(t.exchanges);
+      a.derived.push_back(std::move(m));
+    }
+    Count all_rest;
+    for (const auto& [k, pc] : g.pairs)
+      if (!out.count(pc.a) && !out.count(pc.b)) all_rest.add(pc.c);
+    for (const auto& [k, pc] : g.pairs) {
+      TailStanding t;
+      if (out.count(pc.a) || out.count(pc.b)) {
+        t.explained_by = out.count(pc.a) ? pc.a : pc.b;
+        t.events = pc.c.events, t.exchanges = pc.c.exchanges;
+        a.tails[tail_key(pc.place, g.path, g.rail)] = t;
+        continue;  // no test of its own: its end's losses are its events
+      }
+      Count rest = all_rest;
+      rest.events -= pc.c.events, rest.exchanges -= pc.c.exchanges;
+      t = standing(pc.c, rest);
+      t.stands_out = !t.no_rest && t.p < kTailStandOut;
+      a.tails[tail_key(pc.place, g.path, g.rail)] = t;
+      if (t.no_rest) continue;
+      Metric m;
+      m.metric = "p2p.link_tail_p", m.probe = "p2p", m.place = pc.place, m.params = derived, m.unit = "";
+      m.value = m.min = m.max = t.p;
+      m.count = static_cast<int>(t.exchanges);
+      a.derived.push_back(std::move(m));
+    }
+  }
+}
+
+}  // namespace ga::judging
