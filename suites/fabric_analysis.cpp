@@ -439,8 +439,9 @@ std::string tail_text(const TailStanding& t) {
   if (!t.set_aside.empty()) s += ", its worst link " + t.set_aside + " (" + n(t.set_aside_events) + " event(s)) set aside for the link's own test";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3g", t.p);
-  return s + " against " + n(t.expected) + " expected at the rest's rate (Poisson upper tail at " + n(kTailTolerance) + " x that rate, x " +
-         std::to_string(t.tests) + " places tested: p = " + buf + ")";
+  s += " against " + n(t.expected) + " expected at the rest's rate (Poisson upper tail at " + n(kTailTolerance) + " x that rate, x " +
+       std::to_string(t.tests) + " places tested: p = " + buf + ")";
+  return t.counters.empty() ? s : s + "; " + t.counters;
 }
 
 // The tail-event verdicts (p2p.host_tail_p, p2p.link_tail_p): their counts in words; a pass

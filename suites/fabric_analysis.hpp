@@ -62,6 +62,7 @@ struct TailStanding {
   std::string set_aside;                         // ends: its link with the most events, not counted
   double set_aside_events = 0;                   //   (a lossy cable is the link test's), and its events
   bool no_rest = false;                          // events, but nothing else measured to compare: untested
+  std::string counters;                          // ends: its TCP counters during p2p against the hosts' median, in words
 };
 // Below this corrected p a place's events are not cleared: a pass on it is inconclusive, its
 // pairs are taken out of its peers' counts and of the rest's rate. The criterion's own bound

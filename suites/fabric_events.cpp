@@ -23,8 +23,10 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include "base/poisson.hpp"
+#include "base/quantity.hpp"
 #include "suites/fabric_analysis.hpp"
 #include "suites/judge_parts.hpp"
 
@@ -59,6 +61,34 @@ std::string param_text(const Params& p, const char* key, const std::string& def)
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+// The host's TCP counters during p2p (probes/harness/net_watch.cpp) beside the median host's:
+// the direct trace of loss that the tail events infer (a host that drops what it sends
+// retransmits; one that drops what it receives makes its peers retransmit). Evidence, not a
+// rule: on fake hosts a clean run retransmits 0.3-1.3% of its segments.
+std::map<std::string, std::string> tcp_counters_in_words(const base::ByName<Metric>& by_name) {
+  const std::pair<const char*, const char*> shown[] = {{"net.tcp.retrans_segs", "segments retransmitted"},
+                                                      {"net.tcp.timeouts", "retransmission timeouts"}};
+  std::map<std::string, std::map<std::string, double>> by_host;  // host -> metric -> value
+  for (const auto& [metric, words] : shown)
+    for (const Metric* m : base::items_named(by_name, {metric}))
+      if (m->value && param_text(m->params, "during", "") == "p2p") by_host[m->place][metric] += *m->value;
+  std::map<std::string, std::string> text;
+  for (const auto& [metric, words] : shown) {
+    std::vector<double> all;
+    for (const auto& [h, v] : by_host)
+      if (auto it = v.find(metric); it != v.end()) all.push_back(it->second);
+    if (all.empty()) continue;
+    std::sort(all.begin(), all.end());
+    const double median = all[(all.size() - 1) / 2];
+    for (const auto& [h, v] : by_host)
+      if (auto it = v.find(metric); it != v.end())
+        text[h] += std::string(text[h].empty() ? "" : ", ") + base::format_number(it->second) + " " + words + " (host median " +
+                   base::format_number(median) + ")";
+  }
+  for (auto& [h, t] : text) t = "its TCP counters during p2p: " + t;
+  return text;
+}
+
 }  // namespace
 
 void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a) {
@@ -84,6 +114,7 @@ void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a)
     if (m->metric == "p2p.exchanges") pc.c.exchanges += v, pc.c.first_exchanges += first ? v : 0;
     else pc.c.events += v, pc.c.first_events += first ? v : 0;
   }
+  const auto counters = tcp_counters_in_words(by_name);
   for (auto& [gk, g] : groups) {
     std::set<std::string> ends;
     for (const auto& [k, pc] : g.pairs) ends.insert(pc.a), ends.insert(pc.b);
@@ -161,7 +192,8 @@ void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a)
     }
     Params derived = {{"path", g.path}};
     if (g.rail != "-") derived = derived.with("rail", std::stoll(g.rail));
-    for (const auto& [e, t] : by_end) {
+    for (auto& [e, t] : by_end) {
+      if (auto it = counters.find(e); it != counters.end()) t.counters = it->second;
       a.tails[tail_key(e, g.path, g.rail)] = t;
       if (t.no_rest) continue;
       Metric m;
