@@ -419,13 +419,8 @@ FabricAnalysis analyze_fabric(const base::ByName<Metric>& by_name) {
 
 namespace {
 
-std::string param_or(const Params& p, const char* key, const std::string& def) {
-  if (!p.contains(key)) return def;
-  return p[key].is_string() ? p[key].get<std::string>() : p[key].dump();
-}
-
 const TailStanding* standing_of(const FabricAnalysis& a, const std::string& place, const Params& params) {
-  auto it = a.tails.find(tail_key(place, param_or(params, "path", "inter"), param_or(params, "rail", "-")));
+  auto it = a.tails.find(tail_key(place, param_text(params, "path", "inter"), param_text(params, "rail", "-")));
   return it == a.tails.end() ? nullptr : &it->second;
 }
 

@@ -81,6 +81,8 @@ struct FabricAnalysis {
 };
 
 std::string tail_key(const std::string& place, const std::string& path, const std::string& rail);
+// A parameter as text: a string as it is, any other value as JSON (pass 1 -> "1"), `def` absent.
+std::string param_text(const Params& p, const char* key, const std::string& def);
 // Adds p2p.host_tail_p and p2p.link_tail_p to a.derived and their standings to a.tails.
 void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a);
 

@@ -36,6 +36,12 @@ std::string tail_key(const std::string& place, const std::string& path, const st
   return place + "|" + path + "|" + rail;
 }
 
+std::string param_text(const Params& p, const char* key, const std::string& def) {
+  if (!p.contains(key)) return def;
+  const auto& v = p[key];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
 namespace {
 
 struct Count {
@@ -54,12 +60,6 @@ struct Group {
   std::string path, rail;
   std::map<std::pair<std::string, std::string>, PairCount> pairs;  // {a, b}, a < b
 };
-
-std::string param_text(const Params& p, const char* key, const std::string& def) {
-  if (!p.contains(key)) return def;
-  const auto& v = p[key];
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
 
 // The host's TCP counters during p2p (probes/harness/net_watch.cpp) beside the median host's:
 // the direct trace of loss that the tail events infer (a host that drops what it sends

@@ -98,15 +98,19 @@ std::map<std::string, IfaceCounters> parse_proc_net_dev(const std::string& text,
   return out;
 }
 
-std::map<std::string, double> parse_link_carriers(const void* data, std::size_t n) {
+std::map<std::string, double> parse_link_carriers(const void* data, std::size_t n, bool* done) {
   std::map<std::string, double> out;
+  if (done) *done = false;
   const auto* p = static_cast<const unsigned char*>(data);
   std::size_t at = 0;
   while (at + sizeof(nlmsghdr) <= n) {
     nlmsghdr h;
     std::memcpy(&h, p + at, sizeof h);
     if (h.nlmsg_len < sizeof h || h.nlmsg_len > n - at) throw std::runtime_error("rtnetlink: a message runs past the reply");
-    if (h.nlmsg_type == NLMSG_DONE) break;
+    if (h.nlmsg_type == NLMSG_DONE) {
+      if (done) *done = true;
+      break;
+    }
     if (h.nlmsg_type == NLMSG_ERROR) {
       int err = 0;
       if (h.nlmsg_len >= sizeof h + sizeof err) std::memcpy(&err, p + at + NLMSG_HDRLEN, sizeof err);
@@ -160,16 +164,9 @@ std::map<std::string, double> read_link_carriers() {
       if (errno == EINTR) continue;
       throw std::runtime_error("rtnetlink: recv: " + base::errno_text(errno));
     }
-    auto part = parse_link_carriers(buf.data(), static_cast<std::size_t>(got));
-    out.insert(part.begin(), part.end());
     bool done = false;
-    for (std::size_t at = 0; at + sizeof(nlmsghdr) <= static_cast<std::size_t>(got);) {
-      nlmsghdr h;
-      std::memcpy(&h, buf.data() + at, sizeof h);
-      if (h.nlmsg_type == NLMSG_DONE) done = true;
-      if (h.nlmsg_len < sizeof h) break;
-      at += NLMSG_ALIGN(h.nlmsg_len);
-    }
+    auto part = parse_link_carriers(buf.data(), static_cast<std::size_t>(got), &done);
+    out.insert(part.begin(), part.end());
     if (done || got == 0) return out;
   }
   throw std::runtime_error("rtnetlink: the link dump did not end");

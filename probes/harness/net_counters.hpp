@@ -40,16 +40,16 @@ void parse_stat_pairs(const std::string& text, const std::string& file, std::map
 std::map<std::string, IfaceCounters> parse_proc_net_dev(const std::string& text, const std::string& file);
 
 // The IFLA_CARRIER_CHANGES of each interface in a buffer of RTM_NEWLINK messages (an
-// RTM_GETLINK dump's replies), by IFLA_IFNAME. Stops at NLMSG_DONE; throws
-// std::runtime_error on NLMSG_ERROR or a message or attribute that runs past the buffer.
-std::map<std::string, double> parse_link_carriers(const void* data, std::size_t n);
+// RTM_GETLINK dump's replies), by IFLA_IFNAME. Stops at NLMSG_DONE (and sets *done where
+// given); throws std::runtime_error on NLMSG_ERROR or a message or attribute that runs past the
+// buffer.
+std::map<std::string, double> parse_link_carriers(const void* data, std::size_t n, bool* done = nullptr);
 // Asks the kernel (rtnetlink, which follows the process's network namespace as /proc/net does)
 // for every interface's carrier changes; throws std::runtime_error saying what failed.
 std::map<std::string, double> read_link_carriers();
 
-// Reads all three under proc_root ("/proc"); throws std::runtime_error naming the file that
-// could not be read or parsed.
-// and the carrier changes from rtnetlink.
+// Reads all three under proc_root ("/proc"), and the carrier changes from rtnetlink; throws
+// std::runtime_error naming the file that could not be read or parsed, or what rtnetlink refused.
 Counters read_counters(const std::string& proc_root = "/proc");
 
 // after - before for every counter both hold (a counter that went backwards, a wrap or a
