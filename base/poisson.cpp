@@ -24,4 +24,17 @@ double poisson_upper_tail(double k, double lambda) {
   return std::fmin(1.0, sum);
 }
 
+double poisson_mean_for(double k, double p) {
+  k = std::ceil(k);
+  if (std::isnan(k) || k <= 0) return 0;
+  p = std::fmin(std::fmax(std::isnan(p) ? 0.5 : p, 1e-12), 1 - 1e-12);
+  double lo = 0, hi = k;
+  while (poisson_upper_tail(k, hi) < p) hi *= 2;
+  while (hi - lo > 1e-9 * hi) {
+    const double mid = (lo + hi) / 2;
+    (poisson_upper_tail(k, mid) < p ? lo : hi) = mid;
+  }
+  return hi;
+}
+
 }  // namespace ga::base

@@ -9,4 +9,10 @@ namespace ga::base {
 // (it sums the tail's terms in log space rather than subtracting from 1).
 double poisson_upper_tail(double k, double lambda);
 
+// The least mean lambda at which k or more events come with probability at least p: what a
+// re-test must expect so that a fault still present shows k events (k = 3, p = 0.95: 6.30).
+// k <= 0 gives 0; p outside (0, 1) is clamped into it. Bisection on poisson_upper_tail, which
+// grows with lambda, to a relative 1e-9.
+double poisson_mean_for(double k, double p);
+
 }  // namespace ga::base

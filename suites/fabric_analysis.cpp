@@ -436,6 +436,7 @@ std::string tail_text(const TailStanding& t) {
   std::snprintf(buf, sizeof buf, "%.3g", t.p);
   s += " against " + n(t.expected) + " expected at the rest's rate (Poisson upper tail at " + n(kTailTolerance) + " x that rate, x " +
        std::to_string(t.tests) + " places tested: p = " + buf + ")";
+  if (!t.sizing.empty()) s += "; " + t.sizing;
   return t.counters.empty() ? s : s + "; " + t.counters;
 }
 

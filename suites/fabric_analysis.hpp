@@ -63,6 +63,7 @@ struct TailStanding {
   double set_aside_events = 0;                   //   (a lossy cable is the link test's), and its events
   bool no_rest = false;                          // events, but nothing else measured to compare: untested
   std::string counters;                          // ends: its TCP counters during p2p against the hosts' median, in words
+  std::string sizing;                            // how its re-tests were sized from its rate (p2p.planned_exchanges), in words
 };
 // Below this corrected p a place's events are not cleared: a pass on it is inconclusive, its
 // pairs are taken out of its peers' counts and of the rest's rate. The criterion's own bound

@@ -22,6 +22,7 @@
 // run and `gpuaccept judge DIR` agree.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <vector>
 
@@ -51,9 +52,23 @@ struct Count {
   }
 };
 
+// The re-test measurements of a pair sized from a rate (p2p.planned_exchanges, issue 33).
+struct Sized {
+  int measurements = 0;
+  double planned = 0, ran = 0;     // round trips: the most one asked for; all they made
+  double rate = NAN, p_seen = NAN, cap_s = 0, events_wanted = 0;
+  bool capped = false;
+  void add(const Sized& o) {
+    measurements += o.measurements, ran += o.ran;
+    if (o.planned > planned) planned = o.planned, rate = o.rate, p_seen = o.p_seen, cap_s = o.cap_s,
+                             events_wanted = o.events_wanted, capped = o.capped;
+  }
+};
+
 struct PairCount {
   std::string a, b, place;
   Count c;
+  Sized sized;
 };
 
 struct Group {
@@ -89,11 +104,44 @@ std::map<std::string, std::string> tcp_counters_in_words(const base::ByName<Metr
   return text;
 }
 
+// The re-tests' length as the probe chose it, in words (nothing where none was sized).
+std::string sizing_in_words(const Sized& z) {
+  if (z.measurements == 0) return "";
+  auto n = [](double x) { return base::format_number(x); };
+  std::string s = "re-tests sized ";
+  if (std::isfinite(z.rate)) {
+    char p[32];
+    std::snprintf(p, sizeof p, "%.3g", z.p_seen);
+    s += "from its first-pass rate (" + n(z.rate * 100) + "% of round trips): " + n(z.planned) + " round trips per measurement, so a fault still present shows " +
+         n(z.events_wanted) + " event(s) with probability " + p + (z.capped ? " (cut by retest_max_exchanges)" : "");
+  } else {
+    s += "by min_exchanges: " + n(z.planned) + " round trips per measurement";
+  }
+  return s + ", at most " + n(z.cap_s) + " s each; " + std::to_string(z.measurements) + " measurement(s) ran " + n(z.ran) +
+         " round trips";
+}
+
 }  // namespace
 
 void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a) {
   // (metric, place, params without the metric) -> value: the two counts of one measurement.
   std::map<std::string, Group> groups;
+  // Sized measurements, by place|direction|pass|path|rail, and what they ran (p2p.exchanges).
+  std::map<std::string, Sized> sized;
+  auto measurement_key = [](const Metric& m) {
+    return m.place + "|" + param_text(m.params, "direction", "") + "|" + param_text(m.params, "pass", "1") + "|" +
+           param_text(m.params, "path", "inter") + "|" + param_text(m.params, "rail", "-") + "|" +
+           param_text(m.params, "size", "");
+  };
+  for (const Metric* m : base::items_named(by_name, {"p2p.planned_exchanges"})) {
+    if (!m->value) continue;
+    Sized z;
+    z.measurements = 1, z.planned = *m->value;
+    auto num = [&](const char* k) { return m->params.contains(k) && m->params[k].is_number() ? m->params[k].get<double>() : NAN; };
+    z.rate = num("rate"), z.p_seen = num("p_seen"), z.cap_s = num("time_cap_s"), z.events_wanted = num("events");
+    z.capped = m->params.contains("capped") && m->params["capped"].is_boolean() && m->params["capped"].get<bool>();
+    sized[measurement_key(*m)] = z;
+  }
   for (const Metric* m : base::items_named(by_name, {"p2p.exchanges", "p2p.tail_events"})) {
     if (!m->value) continue;
     const auto& p = m->params;
@@ -111,7 +159,14 @@ void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a)
     pc.a = x, pc.b = y, pc.place = m->place;
     const bool first = param_text(p, "pass", "1") == "1";
     const double v = *m->value;
-    if (m->metric == "p2p.exchanges") pc.c.exchanges += v, pc.c.first_exchanges += first ? v : 0;
+    if (m->metric == "p2p.exchanges") {
+      pc.c.exchanges += v, pc.c.first_exchanges += first ? v : 0;
+      if (auto it = sized.find(measurement_key(*m)); it != sized.end()) {
+        Sized z = it->second;
+        z.ran = v;
+        pc.sized.add(z);
+      }
+    }
     else pc.c.events += v, pc.c.first_events += first ? v : 0;
   }
   const auto counters = tcp_counters_in_words(by_name);
@@ -194,6 +249,10 @@ void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a)
     if (g.rail != "-") derived = derived.with("rail", std::stoll(g.rail));
     for (auto& [e, t] : by_end) {
       if (auto it = counters.find(e); it != counters.end()) t.counters = it->second;
+      Sized z;
+      for (const auto& [k, pc] : g.pairs)
+        if (pc.a == e || pc.b == e) z.add(pc.sized);
+      t.sizing = sizing_in_words(z);
       a.tails[tail_key(e, g.path, g.rail)] = t;
       if (t.no_rest) continue;
       Metric m;
@@ -216,6 +275,7 @@ void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a)
       Count rest = all_rest;
       rest.events -= pc.c.events, rest.exchanges -= pc.c.exchanges;
       t = standing(pc.c, rest);
+      t.sizing = sizing_in_words(pc.sized);
       t.stands_out = !t.no_rest && t.p < kTailStandOut;
       a.tails[tail_key(pc.place, g.path, g.rail)] = t;
       if (t.no_rest) continue;

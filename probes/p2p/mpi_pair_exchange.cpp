@@ -311,7 +311,12 @@ LatencyResult PairExchange::latency(int peer, bool initiator, std::size_t size, 
     out.reserve(static_cast<std::size_t>(std::min(lim.max_iters, 1 << 16)));
     const auto measuring = last;
     std::int64_t measured = 0;
-    while (seconds(last - measuring) < lim.target_s && measured < lim.max_iters) {
+    auto more = [&] {
+      const double t = seconds(last - measuring);
+      if (t < lim.target_s) return measured < lim.max_iters;
+      return measured < lim.min_round_trips && measured < lim.max_iters && t < lim.stretch_s;
+    };
+    while (more()) {
       if (batch > 1) {
         for (int k = 0; k < batch; ++k)
           if (!round_trip()) return res;

@@ -96,6 +96,19 @@ const std::vector<ParamDecl>& p2p_param_decls() {
          "healthy partners per suspect host"},
         {"retest_max", ParamType::integer, d.retest_options.max_suspects, 0, kMaxWhole, {},
          "suspects re-tested at most (worst first)"},
+        {"retest_events", ParamType::integer, d.retest_options.sizing.events_wanted, 1, 100, {},
+         "a re-test of a suspect that showed tail events is sized so that, still present at its first-pass "
+         "rate, its fault shows this many events (docs/fabric.md#re-tests-long-enough)"},
+        {"retest_confidence", ParamType::number, d.retest_options.sizing.confidence, {}, 0.9999, {},
+         "with this probability (> 0)"},
+        {"retest_max_exchanges", ParamType::integer, d.retest_options.sizing.max_exchanges, 1, kMaxWhole, {},
+         "round trips per sized re-test measurement at most"},
+        {"retest_max_s", ParamType::number, d.retest_max_s, {}, {}, {},
+         "measured seconds per sized re-test measurement at most (> 0); less where the probe's deadline "
+         "leaves less"},
+        {"min_exchanges", ParamType::integer, d.min_exchanges, 0, kMaxWhole, {},
+         "every headline latency measurement of the first pass times at least this many round trips, within "
+         "its time limit (rerun-plan sets it from the run it re-tests; 0: by time alone)"},
         {"adaptive_min_hosts", ParamType::integer, d.adaptive_min_hosts, 2, kMaxWhole, {},
          "from this many hosts on, the adaptive schedule (within leaf groups, sampled across them, suspects "
          "re-tested) replaces all pairs"},
@@ -160,6 +173,13 @@ P2pParams parse_p2p_params(const nlohmann::json& p) {
   r.retest_options.ratio = positive(p, "retest_ratio", r.retest_options.ratio);
   r.retest_options.partners = whole(p, "retest_partners", r.retest_options.partners, 1);
   r.retest_options.max_suspects = whole(p, "retest_max", r.retest_options.max_suspects, 0);
+  r.retest_options.sizing.events_wanted = whole(p, "retest_events", r.retest_options.sizing.events_wanted, 1);
+  if (r.retest_options.sizing.events_wanted > 100) bad("retest_events", "must be at most 100");
+  r.retest_options.sizing.confidence = positive(p, "retest_confidence", r.retest_options.sizing.confidence);
+  if (r.retest_options.sizing.confidence > 0.9999) bad("retest_confidence", "must be below 1 (at most 0.9999)");
+  r.retest_options.sizing.max_exchanges = whole(p, "retest_max_exchanges", r.retest_options.sizing.max_exchanges, 1);
+  r.retest_max_s = positive(p, "retest_max_s", r.retest_max_s);
+  r.min_exchanges = whole(p, "min_exchanges", r.min_exchanges, 0);
   r.adaptive_min_hosts = whole(p, "adaptive_min_hosts", r.adaptive_min_hosts, 2);
   if (p.contains("switch_map")) {
     if (!p["switch_map"].is_string()) bad("switch_map", "must be a file name, got " + p["switch_map"].dump());

@@ -17,6 +17,11 @@
 //   retest_ratio: 1.5          worse than this x the cluster reference is re-tested
 //   retest_partners: 2         healthy partners per suspect host
 //   retest_max: 16             suspects re-tested at most (worst first)
+//   retest_events: 3           a suspect with tail events is re-tested long enough to show this
+//   retest_confidence: 0.95      many again with this probability (RetestLength)
+//   retest_max_exchanges: 20000  round trips at most per sized re-test measurement
+//   retest_max_s: 3            measured seconds at most per sized re-test measurement
+//   min_exchanges: 0           first-pass headline latency: at least this many round trips
 //   adaptive_min_hosts: 65     from this many hosts on, the adaptive schedule (probes/harness/
 //                              isolation.hpp) instead of all pairs: all pairs up to 64 hosts
 //   switch_map: ""             leaf switch of each host: a `HOSTS LEAF [UPLINK...]` file or a
@@ -61,6 +66,11 @@ struct P2pParams {
   double tail_event_factor = 1000;
   bool retest = true;
   RetestOptions retest_options;
+  // A sized re-test measurement's time at most. At 1% loss a re-test of 630 round trips (3
+  // events at 95%) stalls ~6 times for a retransmission timeout of 200-400 ms: 1.3-2.5 s.
+  double retest_max_s = 3;
+  // rerun-plan's --set from the run it re-tests: the suspects' own rate sizes the whole re-run.
+  int min_exchanges = 0;
   // Hosts from which on the adaptive schedule replaces all pairs. 65: a 64-host cluster is
   // 63 rounds of all pairs, about a minute with the defaults (docs/fabric.md); past that each
   // measurement shrinks to fit, and at 4096 hosts it would be 11 ms.

@@ -45,6 +45,18 @@ namespace {
 using p2p::Measurement;
 using p2p::Test;
 
+// A headline latency measurement sized from an event rate (p2p::RetestLength): round trips at
+// least, measured time at most, and where the figure came from (the evidence the judge shows).
+struct Sizing {
+  long planned = 0;
+  double stretch_s = 0;            // measured seconds it may take to get there
+  double limit_s = 0;              // its hard limit (room past stretch_s for a last stall)
+  double rate = NAN, p_seen = NAN; // the suspicion's rate and what planned promises (pass 2)
+  bool capped = false;             // retest_max_exchanges cut planned
+  std::string from;                // "first pass" | "min_exchanges"
+  int events_wanted = 0;           // retest_events: what p_seen is the probability of
+};
+
 // One direction of one measurement, as the initiating rank saw it.
 struct Record {
   int src = -1, dst = -1, rail = 0, pass = 1;
@@ -60,6 +72,8 @@ struct Record {
   // complete adds one of each (its stall is the event). Recorded for issue 33's test of
   // intermittent faults, which adds them up over every pass.
   int exchanges = 0, events = 0;
+  // A headline latency sized to see what raised a suspicion (issue 33): what it was asked for.
+  std::optional<Sizing> sizing;
 };
 
 class Endpoints {
@@ -187,6 +201,10 @@ class P2pProbe final : public Probe {
          "round trips of one latency measurement over tail_event_factor x its median, one more where it did not "
          "complete: the trace an intermittent fault leaves, added up over every pass by the judge"}
             .at({K::pair}).carries(pair_keys),
+        MetricDecl{"p2p.planned_exchanges", unit::count, Better::none,
+         "round trips a headline latency measurement was sized to make so that a fault still present at the "
+         "suspicion's rate shows retest_events tail events (params: from, rate, p_seen, capped, time_cap_s)"}
+            .at({K::pair}).carries({"direction", "size", "pass", "path", "rail", "from", "rate", "p_seen", "capped", "time_cap_s", "events"}),
         MetricDecl{"p2p.completed", unit::boolean, Better::higher,
          "one measurement of one direction completed within limit_s (params: test, why)"}
             .at({K::pair}).carries(done_keys),
@@ -335,6 +353,12 @@ class P2pProbe final : public Probe {
       // Known before measuring, and the same on every rank: the run's setting, not a node.
       return Outcome::tool_error(m.str());
     }
+    // rerun-plan's re-run: every headline latency of the first pass runs to min_exchanges round
+    // trips, in its own time limit (stretching to 80% of it; the budget above holds).
+    std::optional<Sizing> sizing;  // the sizing of this rank's pair in the round being run
+    if (prm.min_exchanges > 0)
+      sizing = Sizing{prm.min_exchanges, 0.8 * lat_lim.limit_s, lat_lim.limit_s, NAN, NAN, false, "min_exchanges"};
+    const std::optional<Sizing> first_pass_sizing = sizing;
     const auto round_deadline = ctx.deadline - std::chrono::duration_cast<p2p::Clock::duration>(
                                                    std::chrono::duration<double>(std::max(1.0, 0.1 * left)));
 
@@ -356,8 +380,16 @@ class P2pProbe final : public Probe {
       const int peer = mine ? dst : src;
       Record rec;
       if (m.test == Test::latency) {
-        auto r = ex.latency(peer, mine, m.size, slot, lat_lim);
+        p2p::ExchangeLimits l = lat_lim;
+        const bool sized = sizing && m.headline && sizing->planned > 0;
+        if (sized) {
+          l.min_round_trips = static_cast<int>(std::min<long>(sizing->planned, l.max_iters));
+          l.stretch_s = sizing->stretch_s;
+          l.limit_s = sizing->limit_s;
+        }
+        auto r = ex.latency(peer, mine, m.size, slot, l);
         if (!mine) return;
+        if (sized) rec.sizing = sizing;
         rec.completed = r.completed;
         rec.why = r.why;
         rec.lat = p2p::summarize_latency(r.one_way_s);
@@ -427,14 +459,19 @@ class P2pProbe final : public Probe {
     };
     // This rank's pair in a broadcast line of ranks "a b a b ...", named as pass 1 names it (the
     // host seen first comes first), with its place in the line and the line's pair count.
+    // The re-test's lines carry each pair's sizing after it: planned stretch_s rate p_seen capped.
     struct LinePair {
       std::optional<std::pair<int, int>> mine;
       int at = 0, count = 0;
+      Sizing sizing;
     };
-    auto pair_in_line = [&](std::istream& in) {
+    auto pair_in_line = [&](std::istream& in, bool sized = false) {
       LinePair lp;
       for (int a, b; in >> a >> b; ++lp.count) {
+        Sizing z;
+        if (sized) in >> z.planned >> z.stretch_s >> z.rate >> z.p_seen >> z.capped;
         if (ctx.rank != a && ctx.rank != b) continue;
+        lp.sizing = z;
         if (ep.host_index(b) < ep.host_index(a)) std::swap(a, b);
         lp.mine = std::pair{a, b};
         lp.at = lp.count;
@@ -465,7 +502,8 @@ class P2pProbe final : public Probe {
         // The planner's bound on the rounds, not their number: it stops when it has its answer.
         ctx.report_step(pass == 2 ? "adaptive schedule, follow-up pairs" : "adaptive schedule, cover pairs", r + 1,
                         inter_rounds, "rounds", StepCount::at_most);
-        const auto [mine, at, count] = pair_in_line(in);
+        const auto [mine, at, count, unused_sizing] = pair_in_line(in);
+        (void)unused_sizing;
         const std::size_t before = records.size();
         if (auto o = run_round(mine, at, count, false, mine && ep.rail_mode() ? ep.local(mine->first) : 0, pass,
                                "adaptive round " + std::to_string(step_round)))
@@ -502,28 +540,46 @@ class P2pProbe final : public Probe {
         if (rec.m.test == Test::latency) {
           d.latency = rec.completed ? rec.lat.p50 : NAN;
           d.tail = rec.completed ? rec.lat.p99 : NAN;
+          d.events = rec.events, d.exchanges = rec.exchanges;
         } else {
           d.bw = rec.completed ? rec.bw : NAN;
         }
       }
       for (const auto& [k, d] : dr)
         mine << d.src << ' ' << d.dst << ' ' << d.rail << ' ' << d.latency << ' ' << d.bw << ' ' << d.tail << ' '
-             << d.intra << '\n';
+             << d.intra << ' ' << d.events << ' ' << d.exchanges << '\n';
       auto all = ctx.comm.gather(mine.str(), 0);
       std::string planned;
       if (ctx.rank == 0) {
         std::vector<p2p::DirectedResult> results;
         for (const auto& part : all) {
           std::istringstream in(part);
-          std::string s, d, rail, lat, bw, tail, intra;
-          while (in >> s >> d >> rail >> lat >> bw >> tail >> intra)
+          std::string s, d, rail, lat, bw, tail, intra, events, exchanges;
+          while (in >> s >> d >> rail >> lat >> bw >> tail >> intra >> events >> exchanges)
             results.push_back({std::stoi(s), std::stoi(d), std::stoi(rail), std::stod(lat), std::stod(bw),
-                               std::stod(tail), intra == "1"});
+                               std::stod(tail), intra == "1", std::stod(events), std::stod(exchanges)});
         }
         auto rp = p2p::plan_retests(results, prm.retest_options);
+        const std::size_t n_rounds = std::min(rp.rounds.size(), static_cast<std::size_t>(reserve));
+        // The sized re-tests' time: what the pass has before its round deadline past its rounds'
+        // ordinary plan, halved, over the sized latency measurements (two per pair), at most
+        // retest_max_s each. Bounded by the probe's own deadline, whatever the rates asked for.
+        int sized = 0;
+        for (std::size_t r = 0; r < n_rounds; ++r)
+          for (auto ab : rp.rounds[r]) sized += rp.lengths.count(ab) ? 2 : 0;
+        const double ordinary = double(n_rounds) * 2 * double(measures.size() + static_cast<std::size_t>(bandwidths)) * share;
+        const double spare = std::chrono::duration<double>(round_deadline - p2p::Clock::now()).count() - ordinary;
+        const double stretch = sized ? std::min(prm.retest_max_s, std::max(0.0, 0.5 * spare / sized)) : 0;
         std::ostringstream o;
-        for (std::size_t r = 0; r < rp.rounds.size() && static_cast<int>(r) < reserve; ++r) {
-          for (auto [a, b] : rp.rounds[r]) o << a << ' ' << b << ' ';
+        o.precision(6);
+        for (std::size_t r = 0; r < n_rounds; ++r) {
+          for (auto ab : rp.rounds[r]) {
+            const auto it = rp.lengths.find(ab);
+            o << ab.first << ' ' << ab.second << ' ';
+            if (it == rp.lengths.end() || stretch <= 0) o << "0 0 0 0 0 ";
+            else o << it->second.planned << ' ' << stretch << ' ' << it->second.rate << ' ' << it->second.p_seen << ' '
+                   << it->second.capped << ' ';
+          }
           o << '\n';
         }
         planned = o.str();
@@ -535,7 +591,14 @@ class P2pProbe final : public Probe {
       for (int r = 0; std::getline(lines, line); ++r, ++round_slot) {
         ctx.report_step("re-test of suspect pairs", r + 1, retest_rounds, "re-test rounds");
         std::istringstream in(line);
-        auto [mine, at, count] = pair_in_line(in);
+        auto [mine, at, count, length] = pair_in_line(in, true);
+        sizing.reset();
+        if (length.planned > 0) {
+          length.limit_s = length.stretch_s + lat_lim.limit_s;
+          length.from = "first pass";
+          length.events_wanted = prm.retest_options.sizing.events_wanted;
+          sizing = length;
+        }
         // A pair of ranks of one host is a re-test of the path inside it (named as pass 1 did).
         const bool intra = mine && ep.host_index(mine->first) == ep.host_index(mine->second);
         if (intra && mine->second < mine->first) std::swap(mine->first, mine->second);
@@ -659,6 +722,15 @@ class P2pProbe final : public Probe {
     if (rec.m.test == Test::latency) {
       out.value(rec.place, "p2p.exchanges", rec.exchanges, unit::count, params);
       out.value(rec.place, "p2p.tail_events", rec.events, unit::count, params);
+      if (rec.sizing) {
+        nlohmann::json sp = params;
+        sp["from"] = rec.sizing->from;
+        sp["time_cap_s"] = rec.sizing->stretch_s;
+        if (std::isfinite(rec.sizing->rate)) sp["rate"] = rec.sizing->rate, sp["p_seen"] = rec.sizing->p_seen;
+        sp["capped"] = rec.sizing->capped;
+        if (rec.sizing->events_wanted > 0) sp["events"] = rec.sizing->events_wanted;
+        out.value(rec.place, "p2p.planned_exchanges", static_cast<double>(rec.sizing->planned), unit::count, sp);
+      }
     }
     if (!rec.completed) return;
     if (rec.m.test == Test::latency) {

@@ -47,6 +47,11 @@ struct ExchangeLimits {
   double arrive_s = 5;
   int warmup = 10;           // latency iterations (bandwidth: windows / 10, at least 1) not recorded
   int max_iters = 100000;    // latency round trips; bandwidth windows use max_iters / 100, at least 3
+  // A re-test sized from an event rate (RetestLength): latency keeps timing round trips
+  // past target_s until it has made min_round_trips (batches included, as p2p.exchanges counts them), or stretch_s of measured time has passed
+  // (then it stops as completed, with what it has). limit_s must leave room past stretch_s.
+  int min_round_trips = 0;
+  double stretch_s = 0;
   Polling polling = Polling::automatic;
 };
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+
 namespace ga::p2p {
 
 double better_median(std::vector<double> v, bool lower_is_better) {
@@ -24,6 +25,7 @@ struct Endpoint {
   // Typical pairs (the better middle of its pairs): what a healthy pair with this end gives.
   std::vector<double> lats, outs, ins;
   double typ_lat = INFINITY, typ_out = 0, typ_in = 0;
+  double events = 0, exchanges = 0;  // tail events over its pairs, either direction
 };
 
 double worse_lat(double x) { return std::isnan(x) ? INFINITY : x; }
@@ -42,6 +44,7 @@ RetestPlan plan_retests(const std::vector<DirectedResult>& all, const RetestOpti
       x.rail = r.rail;
       x.lat = std::min(x.lat, worse_lat(r.latency));
       if (!std::isnan(r.tail)) x.tail = std::min(x.tail, r.tail), any_tail = true;
+      x.events += r.events, x.exchanges += r.exchanges;
     }
     ep[r.src].out = std::max(ep[r.src].out, worse_bw(r.bw));
     ep[r.dst].in = std::max(ep[r.dst].in, worse_bw(r.bw));
@@ -157,9 +160,17 @@ RetestPlan plan_retests(const std::vector<DirectedResult>& all, const RetestOpti
   }
   std::vector<std::pair<int, int>> pairs;
   std::set<std::pair<int, int>> seen;
-  auto add = [&](int a, int b) {
+  // The tail events of a pair, both directions: what a link or a pair inside a host showed.
+  std::map<std::pair<int, int>, std::pair<double, double>> pair_events;  // {a, b} -> {events, exchanges}
+  for (const auto& r : all) {
+    auto& pe = pair_events[std::minmax(r.src, r.dst)];
+    pe.first += r.events, pe.second += r.exchanges;
+  }
+  // `length`: the re-test this pair makes of a suspect; the longest a pair is asked for wins.
+  auto add = [&](int a, int b, const isolation::RetestLength& length) {
     auto p = std::minmax(a, b);
     if (seen.insert(p).second) pairs.push_back(p);
+    if (length.planned > 0 && length.planned > plan.lengths[p].planned) plan.lengths[p] = length;
   };
   // One list, worst first, whatever the kind: a link that never completed outranks a host a
   // little slow, so the re-tests go where the judge's suspicion is strongest.
@@ -186,17 +197,19 @@ RetestPlan plan_retests(const std::vector<DirectedResult>& all, const RetestOpti
     if (kind == endpoint) {
       plan.suspect_endpoints.push_back(a);
       const int rail = ep[a].rail;
+      const isolation::RetestLength len = isolation::retest_length(ep[a].events, ep[a].exchanges, opt.sizing);
       if (!healthy[rail].empty()) {
         auto& h = healthy[rail];
-        for (int k = 0; k < opt.partners && k < static_cast<int>(h.size()); ++k) add(a, h[next[rail]++ % h.size()]);
+        for (int k = 0; k < opt.partners && k < static_cast<int>(h.size()); ++k) add(a, h[next[rail]++ % h.size()], len);
       } else {
         int taken = 0;
         for (int o : fallback[rail])
-          if (o != a && taken < opt.partners) add(a, o), ++taken;
+          if (o != a && taken < opt.partners) add(a, o, len), ++taken;
       }
     } else {
       (kind == link ? plan.suspect_links : plan.suspect_intra).emplace_back(a, b);
-      add(a, b);
+      const auto [ev, ex] = pair_events[std::minmax(a, b)];
+      add(a, b, isolation::retest_length(ev, ex, opt.sizing));
     }
   }
   // Greedy edge colouring: each pair in the first round where both ends are free.

@@ -6,8 +6,11 @@
 // pair is measured again: nothing else can confirm it). Pure: results in, pairs out, so it is unit tested and deterministic on every rank.
 #pragma once
 #include <cmath>
+#include <map>
 #include <utility>
 #include <vector>
+
+#include "probes/harness/retest_length.hpp"
 
 namespace ga::p2p {
 
@@ -19,6 +22,8 @@ struct DirectedResult {
   double bw = NAN;                 // B/s; NaN: did not complete
   double tail = NAN;               // one-way p99 (s) of the latency measurement; NaN: none
   bool intra = false;              // both ends on one host: compared only with such pairs
+  double events = 0;               // tail events of the latency measurement (count_tail_events)
+  double exchanges = 0;            // round trips they are among
 };
 
 struct RetestOptions {
@@ -28,13 +33,19 @@ struct RetestOptions {
   // The tail (p99) is noisier than the median: a suspect by its tail is one this much worse
   // than the reference tail (the judge fails at 10x; a lossy host is 10-100x).
   double tail_ratio = 3;
+  // How long a re-test of a suspect with tail events is (probes/harness/retest_length.hpp).
+  isolation::RetestSizing sizing;
 };
+
 
 struct RetestPlan {
   std::vector<int> suspect_endpoints;                    // ranks, worst first
   std::vector<std::pair<int, int>> suspect_links;        // {src, dst} of the slow direction
   std::vector<std::pair<int, int>> suspect_intra;        // {a, b}, a < b: a slow pair inside one host
   std::vector<std::vector<std::pair<int, int>>> rounds;  // {a, b} with a < b; no rank twice in a round
+  // {a, b}, a < b -> its length, for a pair re-testing a suspect that showed tail events (the
+  // longest its suspects ask for); pairs not here run the ordinary length.
+  std::map<std::pair<int, int>, isolation::RetestLength> lengths;
 };
 
 RetestPlan plan_retests(const std::vector<DirectedResult>& results, const RetestOptions& opt = {});

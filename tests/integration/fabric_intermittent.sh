@@ -57,7 +57,14 @@ for ((i = 1; i <= runs; i++)); do
       *loss) check "$name: the reason counts tail events" \
                grep -q "intermittent: tail events" <(failing_reasons "$GA_TMP/$name" ga-h5)
              check "$name: its evidence carries its TCP counters" \
-               grep -q "its TCP counters during p2p: [0-9]* segments retransmitted" <(failing_reasons "$GA_TMP/$name" ga-h5) ;;
+               grep -q "its TCP counters during p2p: [0-9]* segments retransmitted" <(failing_reasons "$GA_TMP/$name" ga-h5)
+             # Item 3: its re-tests were as long as its rate asks for, and the re-run's will be.
+             check "$name: its re-tests were sized from its first-pass rate" \
+               grep -q "re-tests sized from its first-pass rate" <(failing_reasons "$GA_TMP/$name" ga-h5)
+             "$GA_BIN" rerun-plan "$GA_TMP/$name" >"$GA_TMP/$name.plan" 2>&1
+             check "$name: rerun-plan sizes ga-h5's re-run from its tail events" \
+               bash -c 'grep -q "^# ga-h5: [0-9]* tail event(s) in" "$0" && grep -q -- "--set p2p.min_exchanges=[0-9]" "$0"' \
+               "$GA_TMP/$name.plan" ;;
       flap) check "$name: the carrier changes fail" \
               grep -qx net.iface.carrier <(jq -r '.verdicts[] | select(.severity == "error" and .status == "fail") | .criterion' \
                                               "$GA_TMP/$name/report.json") ;;

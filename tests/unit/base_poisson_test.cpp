@@ -45,3 +45,18 @@ TEST(Poisson, DegenerateRates) {
   EXPECT_DOUBLE_EQ(poisson_upper_tail(1, NAN), 1.0);
   EXPECT_DOUBLE_EQ(poisson_upper_tail(NAN, 1), 1.0);
 }
+
+TEST(Poisson, MeanForKEventsAtConfidence) {
+  using ga::base::poisson_mean_for;
+  // 1 event with p: -ln(1 - p) exactly; 3 events at 95%: 6.2958 (tables of the Poisson).
+  EXPECT_NEAR(poisson_mean_for(1, 0.95), -std::log(0.05), 1e-7);
+  EXPECT_NEAR(poisson_mean_for(3, 0.95), 6.2958, 1e-3);
+  // What it returns really gives the confidence, and a little less would not.
+  for (int k : {1, 3, 10})
+    for (double p : {0.5, 0.9, 0.99}) {
+      const double l = poisson_mean_for(k, p);
+      EXPECT_GE(poisson_upper_tail(k, l), p - 1e-9) << k << " " << p;
+      EXPECT_LT(poisson_upper_tail(k, l * 0.999), p) << k << " " << p;
+    }
+  EXPECT_EQ(poisson_mean_for(0, 0.95), 0);
+}

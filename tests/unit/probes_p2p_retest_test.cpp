@@ -81,3 +81,45 @@ TEST(RetestPlan, EverySuspectStillGetsPartnersWhenNoHostIsHealthy) {
     EXPECT_GE(partners, 2) << e;
   }
 }
+
+// Re-tests long enough to see what the first pass saw (issue 33, item 3).
+TEST(RetestLength, FromTheSuspicionsOwnRate) {
+  using ga::isolation::retest_length;
+  ga::isolation::RetestSizing o;  // 3 events at 95%: lambda 6.2958
+  auto l = retest_length(14, 1400, o);  // 1%
+  EXPECT_DOUBLE_EQ(l.rate, 0.01);
+  EXPECT_EQ(l.planned, 630);
+  EXPECT_FALSE(l.capped);
+  EXPECT_GE(l.p_seen, 0.95);
+  // A rarer fault asks for a longer re-test, up to the budget, which then says what it promises.
+  auto rare = retest_length(1, 100000, o);
+  EXPECT_TRUE(rare.capped);
+  EXPECT_EQ(rare.planned, o.max_exchanges);
+  EXPECT_LT(rare.p_seen, 0.95);
+  EXPECT_NEAR(rare.p_seen, 1 - std::exp(-0.2) * (1 + 0.2 + 0.02), 1e-9);
+  // No event: nothing to size from; the ordinary length.
+  EXPECT_EQ(retest_length(0, 5000, o).planned, 0);
+  EXPECT_EQ(retest_length(3, 0, o).planned, 0);
+}
+
+TEST(RetestPlan, ALossyHostsPairsAreSizedFromItsEventsAndNoOtherIs) {
+  // Host 3 stalls now and then: 2 events in 200 round trips on each of its directions (1%), a
+  // p99 50x the rest; the healthy rest showed none.
+  auto r = inter(6, [](int a, int b) { return a == 3 || b == 3 ? 1e-3 : 20e-6; });
+  for (auto& x : r) {
+    x.exchanges = 200;
+    x.events = x.src == 3 || x.dst == 3 ? 2 : 0;
+  }
+  auto p = plan_retests(r);
+  ASSERT_EQ(p.suspect_endpoints, std::vector<int>{3});
+  ASSERT_FALSE(p.lengths.empty());
+  for (const auto& [ab, l] : p.lengths) {
+    EXPECT_TRUE(ab.first == 3 || ab.second == 3) << ab.first << "-" << ab.second;
+    EXPECT_DOUBLE_EQ(l.rate, 0.01);
+    EXPECT_EQ(l.planned, 630);
+  }
+  // Every re-test pair of host 3 is sized.
+  for (const auto& round : p.rounds)
+    for (auto ab : round)
+      if (ab.first == 3 || ab.second == 3) EXPECT_TRUE(p.lengths.count(std::minmax(ab.first, ab.second)));
+}

@@ -210,3 +210,33 @@ TEST(FabricTailEvents, SlowOnceThenFastIsNotBlamedOnlyWhenTheTailIsCleared) {
   ASSERT_NE(slow, nullptr);
   EXPECT_EQ(slow->reason.find("so not blamed"), std::string::npos) << slow->reason;
 }
+
+TEST(FabricTailEvents, SizedReTestsAreInTheEvidenceWithWhatTheyRan) {
+  // h5 as above, and two re-tests of it in pass 2 sized by the probe from its rate: what they
+  // were asked for, what they promise and what they ran are in its reason.
+  auto ex = [](int a, int b) { return a == 4 || b == 4 ? 150.0 : 1000.0; };
+  auto ev = [](int a, int b) { return a == 4 || b == 4 ? ((a + b) % 2 ? 1.0 : 2.0) : noise(a, b); };
+  auto jb = journal(8, ex, ev);
+  for (int peer : {0, 6}) {
+    const std::string place = host(std::min(peer, 4)) + "~" + host(std::max(peer, 4)), dir = host(4) + "->" + host(peer);
+    nlohmann::json lp = {{"direction", dir}, {"pass", 2}, {"path", "inter"}, {"size", 8}}, sp = lp;
+    sp.update({{"from", "first pass"}, {"rate", 0.011}, {"p_seen", 0.951}, {"capped", false}, {"time_cap_s", 3}, {"events", 3}});
+    jb.sample("p2p.exchanges", place, 590, "count", lp);
+    jb.sample("p2p.tail_events", place, 6, "count", lp);
+    jb.sample("p2p.latency_p50", place, 20e-6, "s", lp);
+    jb.sample("p2p.planned_exchanges", place, 573, "count", sp);
+  }
+  auto j = judge_builtin(jb);
+  EXPECT_EQ(failing(j), std::set<std::string>{"h5"});
+  const Verdict* v = verdict(j, "p2p.host_tail_p", "h5");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->reason.find("re-tests sized from its first-pass rate (1.1% of round trips): 573 round trips per "
+                           "measurement, so a fault still present shows 3 event(s) with probability 0.951"),
+            std::string::npos)
+      << v->reason;
+  EXPECT_NE(v->reason.find("2 measurement(s) ran 1180 round trips"), std::string::npos) << v->reason;
+  // A healthy host's evidence says nothing of sizing.
+  const Verdict* h = verdict(j, "p2p.host_tail_p", "h2");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->reason.find("re-tests sized"), std::string::npos) << h->reason;
+}
