@@ -24,6 +24,17 @@ double poisson_upper_tail(double k, double lambda) {
   return std::fmin(1.0, sum);
 }
 
+double poisson_lower_tail(double k, double lambda) {
+  if (std::isnan(k) || std::isnan(lambda)) return 1;
+  k = std::floor(k);
+  if (k < 0) return 0;
+  if (lambda <= 0) return 1;
+  if (k >= lambda) return 1 - poisson_upper_tail(k + 1, lambda);  // the bulk: no cancellation to fear
+  double sum = 0;
+  for (double i = 0; i <= k; ++i) sum += std::exp(-lambda + i * std::log(lambda) - std::lgamma(i + 1));
+  return std::fmin(1.0, sum);
+}
+
 double poisson_mean_for(double k, double p) {
   k = std::ceil(k);
   if (std::isnan(k) || k <= 0) return 0;

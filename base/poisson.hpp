@@ -9,6 +9,10 @@ namespace ga::base {
 // (it sums the tail's terms in log space rather than subtracting from 1).
 double poisson_upper_tail(double k, double lambda);
 
+// P(N <= k) for N ~ Poisson(lambda), summed directly (accurate where it is tiny: a re-test
+// that shows none of the events its length was sized for). k < 0 gives 0; lambda <= 0 gives 1.
+double poisson_lower_tail(double k, double lambda);
+
 // The least mean lambda at which k or more events come with probability at least p: what a
 // re-test must expect so that a fault still present shows k events (k = 3, p = 0.95: 6.30).
 // k <= 0 gives 0; p outside (0, 1) is clamped into it. Bisection on poisson_upper_tail, which

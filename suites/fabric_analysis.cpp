@@ -429,6 +429,7 @@ std::string tail_text(const TailStanding& t) {
   std::string s = n(t.events) + " tail event(s) in " + n(t.exchanges) + " round trips (first pass " + n(t.first_events) +
                   " in " + n(t.first_exchanges) + ", re-tests " + n(t.events - t.first_events) + " in " +
                   n(t.exchanges - t.first_exchanges) + ")";
+  if (t.inside) return s;
   if (!t.explained_by.empty()) return s + ", explained by its end " + t.explained_by;
   if (t.no_rest) return s + ", and no other pair measured to hold them against";
   if (!t.set_aside.empty()) s += ", its worst link " + t.set_aside + " (" + n(t.set_aside_events) + " event(s)) set aside for the link's own test";
@@ -438,6 +439,17 @@ std::string tail_text(const TailStanding& t) {
        std::to_string(t.tests) + " places tested: p = " + buf + ")";
   if (!t.sizing.empty()) s += "; " + t.sizing;
   return t.counters.empty() ? s : s + "; " + t.counters;
+}
+
+// What the re-tests say of the first pass's rate, for a place no test against the rest covers.
+std::string retest_text(const TailStanding& t) {
+  if (!(t.first_events > 0) || !(t.exchanges > t.first_exchanges)) return "";
+  const double expected = (t.exchanges - t.first_exchanges) * t.first_events / t.first_exchanges;
+  char p[32];
+  std::snprintf(p, sizeof p, "%.2g", t.retest_p);
+  return std::string("; at the first pass's rate the re-tests would have shown ") + base::format_number(expected) +
+         " event(s): P = " + p + " of as few as they showed, " +
+         (t.retest_p < kRetestClears ? "so that rate is ruled out" : "which does not rule it out");
 }
 
 // The tail-event verdicts (p2p.host_tail_p, p2p.link_tail_p): their counts in words; a pass
@@ -506,18 +518,27 @@ void explain_one(const FabricAnalysis& a, Verdict& v) {
       const TailStanding* t = v.metric.rfind("p2p.", 0) == 0 ? standing_of(a, v.place, v.params) : nullptr;
       bool incomplete = false;
       for (const auto& o : ev.observations) incomplete = incomplete || !o.why.empty();
-      const bool cleared = t ? (!t->no_rest && t->p >= kTailStandOut && (t->explained_by.empty() || link)) : !incomplete;
+      // Where no test against the rest covers the place (a pair inside a host, two hosts), its
+      // re-tests clear it when, sized to see the first pass's events, they saw too few of them.
+      const bool untested = !t || t->inside || t->no_rest;
+      const bool by_retest = t && untested && t->retest_p < kRetestClears;
+      const bool cleared = untested ? (t && t->no_rest ? by_retest : !incomplete || by_retest)
+                                    : t->p >= kTailStandOut && (t->explained_by.empty() || link);
       if (!cleared) {
         v.status = VerdictStatus::inconclusive;
         v.reason += "; slow in the first pass but not in " + std::to_string(retests - slow_retests) + " of " +
                     std::to_string(retests) + " re-tests, and " +
-                    (t ? "its tail events are not cleared (" + tail_text(*t) + ")"
-                       : std::string("an exchange of it did not complete and no tail-event test covers it")) +
+                    (t && !t->inside ? "its tail events are not cleared (" + tail_text(*t) + retest_text(*t) + ")"
+                       : "an exchange of it did not complete and no tail-event test covers it" +
+                             (t ? " (" + tail_text(*t) + retest_text(*t) + ")" : std::string())) +
                     ", so inconclusive, not a pass (" + evidence() + ")";
         return;
       }
       v.reason += "; slow in the first pass but not in " + std::to_string(retests - slow_retests) + " of " +
-                  std::to_string(retests) + " re-tests" + (t ? ", and its tail events are cleared (" + tail_text(*t) + ")" : "") +
+                  std::to_string(retests) + " re-tests" +
+                  (by_retest ? ", and its re-tests clear its tail events (" + tail_text(*t) + retest_text(*t) + ")"
+                   : t && !untested ? ", and its tail events are cleared (" + tail_text(*t) + ")"
+                                    : "") +
                   ", so not blamed (" + evidence() + ")";
     }
     return;
@@ -585,12 +606,29 @@ void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verd
   std::set<std::string> lossy;  // p2p|place
   for (const auto& v : verdicts)
     if (v.metric == "p2p.host_tail_p" && v.fails_run()) lossy.insert("p2p|" + v.place);
+  // An end whose interface lost carrier during the run (net.iface.carrier fails there) drops
+  // everything in flight on all of its links while it is down: a link of it that did not
+  // complete, in the first pass and in its re-test, is its doing too (a flap every few seconds
+  // hits a 1 s bandwidth window twice by chance), and the link's healthy other end stays out.
+  std::map<std::string, std::string> flapping;  // host -> the carrier verdict's figure
+  for (const auto& v : verdicts)
+    if (v.metric == "net.iface.carrier_changes" && v.fails_run() && v.value)
+      flapping[place::host_of(v.place)] = base::format_number(*v.value);
   for (auto& v : verdicts) {
     if (analysis_kind(v.metric) != "link_slowdown") continue;
     if (v.status != VerdictStatus::inconclusive && v.status != VerdictStatus::fail) continue;
     auto ends = place::split_pair(v.place);
     if (!ends) continue;
     const std::string pre = std::string(prefix_of(v.metric)) + "|";
+    if (std::string end = flapping.count(place::host_of(ends->first))    ? ends->first
+                          : flapping.count(place::host_of(ends->second)) ? ends->second
+                                                                         : "";
+        !end.empty()) {
+      v.status = VerdictStatus::skipped;
+      v.reason += "; not blamed on the link: its end " + end + " lost carrier " + flapping[place::host_of(end)] +
+                  " time(s) during the run (net.iface.carrier fails there, see its verdict)";
+      continue;
+    }
     if (std::string end = lossy.count(pre + ends->first) ? ends->first : lossy.count(pre + ends->second) ? ends->second : "";
         !end.empty()) {
       v.status = VerdictStatus::skipped;

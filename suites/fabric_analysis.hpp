@@ -64,7 +64,15 @@ struct TailStanding {
   bool no_rest = false;                          // events, but nothing else measured to compare: untested
   std::string counters;                          // ends: its TCP counters during p2p against the hosts' median, in words
   std::string sizing;                            // how its re-tests were sized from its rate (p2p.planned_exchanges), in words
+  bool inside = false;                           // a pair inside a host: counted, never tested against a rest
+  // P(the re-tests show as few events as they did | the first pass's rate still holds): where
+  // no test against the rest covers a place (inside a host, two hosts), a re-test sized to see
+  // the first pass's events that saw (almost) none is what clears it. 1: nothing to go on.
+  double retest_p = 1;
 };
+// Below this the re-tests rule out the first pass's rate (a sized re-test that shows none of
+// its expected >= 6.3 events: e^-6.3 = 0.0018).
+constexpr double kRetestClears = 0.01;
 // Below this corrected p a place's events are not cleared: a pass on it is inconclusive, its
 // pairs are taken out of its peers' counts and of the rest's rate. The criterion's own bound
 // (criteria-default-fabric.yaml, p2p.*.tail_events) decides a failure.

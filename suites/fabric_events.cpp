@@ -104,6 +104,16 @@ std::map<std::string, std::string> tcp_counters_in_words(const base::ByName<Metr
   return text;
 }
 
+// How likely the re-tests show as few tail events as they did, were the first pass's rate
+// still there: P(N <= k2), N ~ Poisson(n2 x r1), r1 = the first pass's events per round trip,
+// k2 and n2 the re-tests' events and round trips. 1 where the first pass saw none.
+double retest_p(const TailStanding& t) {
+  if (!(t.first_events > 0) || !(t.first_exchanges > 0)) return 1;
+  const double n2 = t.exchanges - t.first_exchanges, k2 = t.events - t.first_events;
+  if (!(n2 > 0)) return 1;
+  return base::poisson_lower_tail(k2, n2 * t.first_events / t.first_exchanges);
+}
+
 // The re-tests' length as the probe chose it, in words (nothing where none was sized).
 std::string sizing_in_words(const Sized& z) {
   if (z.measurements == 0) return "";
@@ -126,6 +136,7 @@ std::string sizing_in_words(const Sized& z) {
 void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a) {
   // (metric, place, params without the metric) -> value: the two counts of one measurement.
   std::map<std::string, Group> groups;
+  std::map<std::string, TailStanding> inside;  // tail_key -> the counts of a pair inside a host
   // Sized measurements, by place|direction|pass|path|rail, and what they ran (p2p.exchanges).
   std::map<std::string, Sized> sized;
   auto measurement_key = [](const Metric& m) {
@@ -149,15 +160,22 @@ void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a)
     const auto arrow = dir.find("->");
     if (arrow == std::string::npos) continue;
     const std::string path = param_text(p, "path", "inter");
-    if (path != "inter") continue;  // pairs inside a host: one pair each, nothing to hold it against but itself
     const std::string rail = param_text(p, "rail", "-");
+    const bool first = param_text(p, "pass", "1") == "1";
+    if (path != "inter") {
+      // Pairs inside a host: one pair each, nothing to hold it against but itself (its re-tests).
+      auto& t = inside[tail_key(m->place, path, rail)];
+      t.inside = true;
+      if (m->metric == "p2p.exchanges") t.exchanges += *m->value, t.first_exchanges += first ? *m->value : 0;
+      else t.events += *m->value, t.first_events += first ? *m->value : 0;
+      continue;
+    }
     auto& g = groups[path + "|" + rail];
     g.path = path, g.rail = rail;
     std::string x = dir.substr(0, arrow), y = dir.substr(arrow + 2);
     if (y < x) std::swap(x, y);
     auto& pc = g.pairs[{x, y}];
     pc.a = x, pc.b = y, pc.place = m->place;
-    const bool first = param_text(p, "pass", "1") == "1";
     const double v = *m->value;
     if (m->metric == "p2p.exchanges") {
       pc.c.exchanges += v, pc.c.first_exchanges += first ? v : 0;
@@ -168,6 +186,10 @@ void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a)
       }
     }
     else pc.c.events += v, pc.c.first_events += first ? v : 0;
+  }
+  for (auto& [k, t] : inside) {
+    t.retest_p = retest_p(t);
+    a.tails[k] = t;
   }
   const auto counters = tcp_counters_in_words(by_name);
   for (auto& [gk, g] : groups) {
@@ -213,6 +235,7 @@ void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a)
       // Nothing else measured (two hosts, one link): no rate to hold its events against, so
       // they are neither confirmed nor cleared (no metric; explain_fabric_verdicts reads it).
       t.no_rest = own.events > 0 && rest.exchanges <= 0;
+      t.retest_p = retest_p(t);
       return t;
     };
     auto end_standing = [&](const std::string& e) {

@@ -240,3 +240,54 @@ TEST(FabricTailEvents, SizedReTestsAreInTheEvidenceWithWhatTheyRan) {
   ASSERT_NE(h, nullptr);
   EXPECT_EQ(h->reason.find("re-tests sized"), std::string::npos) << h->reason;
 }
+
+TEST(FabricTailEvents, APairInsideAHostIsClearedOnlyByReTestsLongEnoughToSeeItsStall) {
+  // Inside h3 one latency measurement of the first pass stalled past its limit (a host's run
+  // queue on a busy machine, or a fault): 1 event in 15 round trips. Nothing to hold a pair
+  // inside a host against but its own re-tests: a long clean re-test rules that rate out, a
+  // short one cannot, and the verdict stays inconclusive.
+  auto build = [](double retest_round_trips) {
+    std::vector<std::string> names = {"h1", "h2", "h3", "h4"};
+    JournalBuilder jb(names);
+    for (int h = 0; h < 4; ++h)
+      for (int pass : {1, 2}) {
+        if (pass == 2 && h != 2) continue;
+        for (auto [s, d] : {std::pair{0, 1}, std::pair{1, 0}}) {
+          const std::string place = names[h] + "/rank:0~" + names[h] + "/rank:1";
+          const std::string dir = names[h] + "/rank:" + std::to_string(s) + "->" + names[h] + "/rank:" + std::to_string(d);
+          nlohmann::json lp = {{"direction", dir}, {"pass", pass}, {"path", "intra"}, {"size", 8}}, done = lp, bp = lp;
+          done["test"] = "latency";
+          bp["size"] = 4194304;
+          const bool stalled = h == 2 && pass == 1 && s == 0;
+          if (stalled) done["why"] = "no reply within 0.125 s after 14 round trips";
+          jb.sample("p2p.completed", place, stalled ? 0 : 1, "bool", done);
+          // As on the fake hosts: both directions of the stalled pair timed few round trips.
+          jb.sample("p2p.exchanges", place, stalled ? 15 : pass == 2 ? retest_round_trips : h == 2 ? 37 : 1000, "count", lp);
+          jb.sample("p2p.tail_events", place, stalled ? 1 : 0, "count", lp);
+          if (!stalled) jb.sample("p2p.latency_p50", place, 0.4e-6, "s", lp);
+          jb.sample("p2p.bw", place, 10e9, "B/s", bp);
+        }
+      }
+    jb.probe("p2p");
+    return judge_builtin(jb);
+  };
+  const std::string pair = "h3/rank:0~h3/rank:1";
+  auto find = [&](const Judgement& j) -> const Verdict* {
+    for (const auto& v : j.verdicts)
+      if (v.place == pair && v.metric == "p2p.intra_slowdown" && v.reason.find("re-test") != std::string::npos) return &v;
+    return nullptr;
+  };
+  // 700 round trips per re-test direction at 1 in 52 would show ~27 events: none is no chance.
+  auto long_retest = build(700);
+  const Verdict* v = find(long_retest);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->status, VerdictStatus::pass) << v->reason;
+  EXPECT_NE(v->reason.find("its re-tests clear its tail events"), std::string::npos) << v->reason;
+  EXPECT_NE(v->reason.find("so that rate is ruled out"), std::string::npos) << v->reason;
+  // 10 per direction would show 0.4: none is likely even were the stall a fault.
+  auto short_retest = build(10);
+  v = find(short_retest);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->status, VerdictStatus::inconclusive) << v->reason;
+  EXPECT_NE(v->reason.find("which does not rule it out"), std::string::npos) << v->reason;
+}
