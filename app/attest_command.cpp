@@ -69,18 +69,38 @@ int sign_command(const SignOptions& o) {
 
 int verify_command(const VerifyOptions& o) {
   std::vector<std::string> tampered, notes;
+  if (o.pubkey.empty() && !o.unsigned_only) {
+    // Consistency is not authorship: anyone who can write DIR can edit samples.jsonl and run
+    // `gpuaccept judge DIR` to make every digest agree. The caller says which one they want.
+    std::cerr << "gpuaccept verify: give --pubkey FILE (the signature checked against the signer's key: who wrote " << o.dir
+              << ") or --unsigned (consistency only: anyone with write access to " << o.dir
+              << " could have produced a consistent directory)\n";
+    return kExitUsage;
+  }
   try {
     const std::string dir = o.dir;
     const std::string mpath = (fs::path(dir) / attest::kManifest).string();
-    if (!fs::exists(mpath)) {
+    std::error_code ec;
+    const auto mst = fs::symlink_status(mpath, ec);
+    if (!fs::exists(mst)) {
       std::cerr << "gpuaccept verify: no " << mpath << ": nothing vouches for this directory (a run or `gpuaccept judge` "
                 << "writes one, and can only vouch for what it finds)\n";
       return kExitUsage;
     }
+    if (!fs::is_regular_file(mst)) {
+      std::cout << "gpuaccept verify: TAMPERED: " << attest::kManifest << ": not a regular file (not opened)\n";
+      return kExitUsage;
+    }
     const auto m = attest::manifest_from_json(read_json_file(mpath));
-    std::vector<std::string> extra;
-    for (auto& b : attest::check_manifest(dir, m, &extra)) tampered.push_back(std::move(b));
-    for (const auto& e : extra) notes.push_back(e + " is not in the manifest (not covered)");
+    // Before anything else is opened: what the run did not write (a link to /dev/zero would
+    // hang a digest; an unlisted file is not covered by anything this check proves).
+    if (const auto foreign = attest::foreign_entries(dir, m); !foreign.empty()) {
+      for (const auto& f : foreign) std::cout << "gpuaccept verify: TAMPERED: " << f << "\n";
+      std::cout << "gpuaccept verify: " << dir << " holds what its run did not write (" << foreign.size()
+                << " finding(s)); nothing else was checked\n";
+      return kExitUsage;
+    }
+    for (auto& b : attest::check_manifest(dir, m, nullptr)) tampered.push_back(std::move(b));
 
     // The verdicts, again, from the raw samples: never from what report.json says.
     auto journal = read_journal((fs::path(dir) / "samples.jsonl").string());
@@ -139,7 +159,17 @@ int verify_command(const VerifyOptions& o) {
         }
       }
     } else if (fs::exists(spath)) {
-      notes.push_back(std::string(attest::kSignature) + " present, not checked: give --pubkey FILE");
+      // Named, not trusted: the key id is what the envelope claims, checked only with --pubkey.
+      std::string keyid = "an unreadable key id";
+      try {
+        const auto env = read_json_file(spath);
+        const auto& sigs = env.value("signatures", nlohmann::json::array());
+        if (sigs.is_array() && !sigs.empty() && sigs[0].is_object() && sigs[0].contains("keyid") && sigs[0]["keyid"].is_string())
+          keyid = sigs[0]["keyid"].get<std::string>();
+      } catch (const std::exception&) {
+      }
+      notes.push_back(std::string(attest::kSignature) + " present, claiming key " + keyid +
+                      ", not checked (--unsigned): give --pubkey FILE to check it");
     }
 
     for (const auto& n : notes) std::cout << "gpuaccept verify: note: " << n << "\n";
@@ -150,6 +180,9 @@ int verify_command(const VerifyOptions& o) {
     }
     const auto& s = judgement.summary;
     std::cout << "gpuaccept verify: " << dir << " matches its manifest" << (!contract ? " and its samples" : "")
+              << (o.unsigned_only ? " (consistent; not signed, or signature not checked: anyone with write access to " + dir +
+                                        " could have produced this)"
+                                  : "")
               << "; judged again: " << s.overall << " (" << s.pass << " pass, " << s.fail << " fail, " << s.missing
               << " missing, " << s.tool_error << " tool error, " << s.inconclusive << " inconclusive)\n";
     return s.overall == "PASS" ? kExitPass : kExitNodeFault;

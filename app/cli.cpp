@@ -256,10 +256,17 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       ->type_name(profile_names)
       ->check(profile_check)
       ->excludes(verify->get_option("--criteria"));
-  verify->add_option("--pubkey", cl.verify.pubkey, "Check signature.dsse.json against this public key (gpuaccept keygen)")
-      ->type_name("FILE");
-  verify->footer("exit codes: 0 the directory is what its run wrote and passes, 1 it fails (the contract or the\n"
-                 "            recorded criteria), 2 tampered, unreadable or the signature invalid (each file named)");
+  auto* pubkey = verify->add_option("--pubkey", cl.verify.pubkey,
+                                    "Check signature.dsse.json against this public key (gpuaccept keygen): what proves who wrote DIR")
+                     ->type_name("FILE");
+  verify->add_flag("--unsigned", cl.verify.unsigned_only,
+                   "Check consistency only (manifest, samples, report files), no signature: anyone with write access to DIR "
+                   "could have produced a consistent directory")
+      ->excludes(pubkey);
+  verify->footer("One of --pubkey FILE and --unsigned is needed.\n"
+                 "exit codes: 0 the directory is consistent (and signed by that key, with --pubkey) and passes, 1 it fails\n"
+                 "            (the contract or the recorded criteria), 2 tampered, unreadable, the signature invalid, a file\n"
+                 "            the manifest does not list or anything that is not a regular file (each named), or neither option");
   CLI::App* keygen = app.add_subcommand("keygen", "Write an Ed25519 key pair for signing reports (PEM, as openssl reads it)");
   keygen->add_option("--out", cl.keygen.out, "PREFIX: writes PREFIX.key (mode 0600) and PREFIX.pub")->type_name("PREFIX")->required();
   CLI::App* sign = app.add_subcommand("sign", "Sign a run directory's manifest (signature.dsse.json, DSSE around in-toto)");
@@ -367,7 +374,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     return cl;
   } catch (const CLI::RequiredError& e) {
     if (sub == judge) return usage_error(command, "judge needs the run directory: gpuaccept judge DIR [--criteria FILE --out NEW]");
-    if (sub == verify) return usage_error(command, "verify needs the run directory: gpuaccept verify DIR [--pubkey FILE]");
+    if (sub == verify) return usage_error(command, "verify needs the run directory: gpuaccept verify DIR (--pubkey FILE | --unsigned)");
     if (sub == keygen) return usage_error(command, "keygen needs --out PREFIX");
     if (sub == sign) return usage_error(command, "sign needs the run directory and a key: gpuaccept sign DIR --key PREFIX.key");
     if (sub == drain) return usage_error(command, "drain needs the run directory: gpuaccept drain DIR [--apply]");

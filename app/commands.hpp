@@ -73,6 +73,7 @@ struct VerifyOptions {
   std::string criteria;                 // a buyer's contract: judged again against it
   std::string criteria_profile;         // or a built-in system profile
   std::string pubkey;                   // check signature.dsse.json against this key
+  bool unsigned_only = false;           // --unsigned: consistency only, said so (one of the two is needed)
 };
 struct KeygenOptions {
   std::string out;                      // PREFIX: PREFIX.key and PREFIX.pub

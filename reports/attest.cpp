@@ -229,8 +229,10 @@ std::string write_hashed(std::ostream& out, const std::function<void(std::ostrea
 std::vector<std::string> manifest_files(const std::string& dir, const std::set<std::string>& leave_out) {
   std::vector<std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    std::string rel = fs::relative(e.path(), dir).generic_string();
+    // A regular file itself, never what a link points at (verify refuses links; a manifest
+    // listing one would vouch for a file outside DIR).
+    if (!fs::is_regular_file(e.symlink_status())) continue;
+    std::string rel = e.path().lexically_relative(dir).generic_string();
     if (rel == kManifest || rel == kSignature || leave_out.count(rel)) continue;
     files.push_back(std::move(rel));
   }
@@ -309,18 +311,53 @@ std::vector<std::string> check_manifest(const std::string& dir, const Manifest& 
       continue;
     }
     const fs::path p = fs::path(dir) / rel;
-    if (!fs::is_regular_file(p)) {
-      bad.push_back(rel + ": listed in the manifest, missing");
+    std::error_code ec;
+    const auto st = fs::symlink_status(p, ec);
+    if (st.type() == fs::file_type::symlink) {
+      bad.push_back(rel + ": a symbolic link, not a file the run wrote (not followed)");
+      continue;
+    }
+    if (!fs::is_regular_file(st)) {
+      bad.push_back(rel + (fs::exists(st) ? ": not a regular file (not opened)" : ": listed in the manifest, missing"));
       continue;
     }
     if (sha256_file(p.string()) != want) bad.push_back(rel + ": sha256 differs from the manifest");
   }
   if (extra)
     for (const auto& e : fs::recursive_directory_iterator(dir)) {
-      if (!e.is_regular_file()) continue;
-      const std::string rel = fs::relative(e.path(), dir).generic_string();
+      if (!fs::is_regular_file(e.symlink_status())) continue;
+      const std::string rel = e.path().lexically_relative(dir).generic_string();
       if (rel != kManifest && rel != kSignature && !m.files.count(rel)) extra->push_back(rel);
     }
+  return bad;
+}
+
+std::vector<std::string> foreign_entries(const std::string& dir, const Manifest& m) {
+  std::vector<std::string> bad;
+  // The folders the run wrote: those that hold a listed file (nccl-debug/ and its like).
+  std::set<std::string> folders;
+  for (const auto& [rel, digest] : m.files)
+    for (auto at = rel.find('/'); at != std::string::npos; at = rel.find('/', at + 1)) folders.insert(rel.substr(0, at));
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::none, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    // Lexically: fs::relative resolves symbolic links, and a link must be named as itself.
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    const auto type = it->symlink_status(ec).type();
+    if (type == fs::file_type::symlink) {
+      bad.push_back(rel + ": a symbolic link (not followed): a run writes none");
+    } else if (type == fs::file_type::directory) {
+      if (!folders.count(rel)) {
+        bad.push_back(rel + "/: a folder the run did not write (no file of the manifest is in it)");
+        it.disable_recursion_pending();
+      }
+    } else if (type != fs::file_type::regular) {
+      bad.push_back(rel + ": not a regular file (a device, FIFO or socket; not opened)");
+    } else if (rel != kManifest && rel != kSignature && !m.files.count(rel)) {
+      bad.push_back(rel + ": not in the manifest (a file the run did not write)");
+    }
+  }
+  if (ec) bad.push_back(dir + ": cannot be listed (" + ec.message() + ")");
   return bad;
 }
 

@@ -64,9 +64,15 @@ nlohmann::json manifest_to_json(const Manifest&);
 Manifest manifest_from_json(const nlohmann::json&);
 
 // What in `dir` differs from the manifest: one line per file ("samples.jsonl: sha256 differs
-// from the manifest", "report.md: listed in the manifest, missing"); files the manifest does
-// not list go to `extra`.
+// from the manifest", "report.md: listed in the manifest, missing"; a listed path that is a
+// symbolic link or not a regular file is named, never opened); files the manifest does not
+// list go to `extra`.
 std::vector<std::string> check_manifest(const std::string& dir, const Manifest&, std::vector<std::string>* extra);
+
+// What in `dir` a run did not write, found without opening anything: a file the manifest does
+// not list (but the manifest and the signature), a symbolic link (never followed), a device,
+// FIFO or socket, a folder no listed file is in. One line each, naming the path.
+std::vector<std::string> foreign_entries(const std::string& dir, const Manifest&);
 
 // Ed25519 keys: PREFIX.key (mode 0600) and PREFIX.pub. Throws naming the file on failure.
 void keygen(const std::string& prefix);

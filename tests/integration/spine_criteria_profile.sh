@@ -26,21 +26,21 @@ before=$(sha256sum "$run/report.json" "$run/report.md" | cut -d' ' -f1)
 "$GA_BIN" judge "$run" >"$GA_TMP/judge.log" 2>&1; j=$?
 check "judge DIR with the recorded profile: exit 1 like the run ($j)" [ "$j" -eq 1 ]
 check "  the reports rewritten byte for byte" [ "$(sha256sum "$run/report.json" "$run/report.md" | cut -d' ' -f1)" = "$before" ]
-"$GA_BIN" verify "$run" >"$GA_TMP/verify.log" 2>&1; v=$?
+"$GA_BIN" verify "$run" --unsigned >"$GA_TMP/verify.log" 2>&1; v=$?
 check "verify DIR: exit 1 like the run ($v: $(tail -1 "$GA_TMP/verify.log"))" [ "$v" -eq 1 ]
 "$GA_BIN" judge "$run" --criteria-profile a100-sxm4-80gb-hdr >"$GA_TMP/j2.log" 2>&1
 check "judge --criteria-profile without --out: exit 2" [ $? -eq 2 ]
 "$GA_BIN" judge "$run" --criteria-profile a100-sxm4-80gb-hdr --out "$GA_TMP/a100" >"$GA_TMP/j3.log" 2>&1
 check "judge --criteria-profile a100-sxm4-80gb-hdr --out NEW: exit 1" [ $? -eq 1 ]
 check "  the new report names that profile" grep -qx -- "- Criteria: builtin + profile a100-sxm4-80gb-hdr" "$GA_TMP/a100/report.md"
-"$GA_BIN" verify "$run" --criteria-profile h200-sxm-ndr >"$GA_TMP/v2.log" 2>&1
+"$GA_BIN" verify "$run" --criteria-profile h200-sxm-ndr --unsigned >"$GA_TMP/v2.log" 2>&1
 check "verify --criteria-profile h200-sxm-ndr: exit 1" [ $? -eq 1 ]
 
 "$GA_BIN" run --criteria-profile h100-pcie --out "$GA_TMP/never" >"$GA_TMP/bad.log" 2>&1
 check "an unknown profile: exit 2" [ $? -eq 2 ]
 check "  listing the known ones" grep -q "known: a100-sxm4-80gb-hdr, h100-sxm-ndr, h200-sxm-ndr" "$GA_TMP/bad.log"
 check "  and nothing run" test ! -e "$GA_TMP/never"
-"$GA_BIN" verify "$run" --criteria-profile nope >"$GA_TMP/bad2.log" 2>&1
+"$GA_BIN" verify "$run" --criteria-profile nope --unsigned >"$GA_TMP/bad2.log" 2>&1
 check "verify with an unknown profile: exit 2" [ $? -eq 2 ]
 "$GA_BIN" run --criteria "$GA_TMP/x.yaml" --criteria-profile h100-sxm-ndr >"$GA_TMP/both.log" 2>&1
 check "--criteria and --criteria-profile together: exit 2" [ $? -eq 2 ]

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A report a contract is gated on (issue 14 items 1 and 2), under mpirun -np 2 here:
-#   verify      a fresh run directory verifies (its manifest, its report files recomputed from its
-#               samples): exit 0 or 1 as the run judged; a copy elsewhere verifies the same
+#   verify      needs --pubkey or --unsigned (exit 2 without); a fresh run directory verifies (its
+#               manifest, its report files recomputed from its samples): exit 0 or 1 as the run
+#               judged, --unsigned saying it proved consistency only; a copy elsewhere verifies
+#               the same; a symbolic link, an unlisted file or folder in DIR is exit 2 naming it
 #   tampering   one digit of one value in samples.jsonl: exit 2 naming samples.jsonl; a verdict
 #               edited in report.json with the manifest updated to match: still exit 2 (recomputed)
 #   signatures  keygen (key mode 0600), sign, verify --pubkey: exit 0/1 naming the key's
@@ -14,18 +16,36 @@ run="$GA_TMP/run"
 ga_mpirun 2 --suite quick --out "$run" >"$GA_TMP/run.log" 2>&1; rc=$?
 check "the run: exit 0 or 1 ($rc)" bash -c "[ $rc -eq 0 ] || [ $rc -eq 1 ]"
 check "a manifest was written" test -s "$run/manifest.json"
-"$GA_BIN" verify "$run" >"$GA_TMP/v0.log" 2>&1; v=$?
-check "verify of the fresh run: exit $rc like the run ($v: $(tail -1 "$GA_TMP/v0.log"))" [ "$v" -eq "$rc" ]
+"$GA_BIN" verify "$run" >"$GA_TMP/v-none.log" 2>&1
+check "verify with neither --pubkey nor --unsigned: exit 2 saying so" \
+  bash -c "[ $? -eq 2 ] && grep -q -- '--pubkey FILE' '$GA_TMP/v-none.log' && grep -q -- '--unsigned' '$GA_TMP/v-none.log'"
+"$GA_BIN" verify "$run" --unsigned >"$GA_TMP/v0.log" 2>&1; v=$?
+check "verify --unsigned of the fresh run: exit $rc like the run ($v: $(tail -1 "$GA_TMP/v0.log"))" [ "$v" -eq "$rc" ]
+check "  and says it proved consistency only" grep -q "consistent; not signed, or signature not checked: anyone with write access" "$GA_TMP/v0.log"
 cp -r "$run" "$GA_TMP/copy"
-"$GA_BIN" verify "$GA_TMP/copy" >/dev/null 2>&1
+"$GA_BIN" verify "$GA_TMP/copy" --unsigned >/dev/null 2>&1
 check "a copy elsewhere verifies the same" [ $? -eq "$rc" ]
+# What the run did not write is exit 2 naming it, and nothing is opened: a link to /dev/zero
+# (which a digest would read for ever), an unlisted file, a folder the run did not write.
+cp -r "$run" "$GA_TMP/link" && ln -s /dev/zero "$GA_TMP/link/zero.bin"
+timeout 20 "$GA_BIN" verify "$GA_TMP/link" --unsigned >"$GA_TMP/v-link.log" 2>&1
+check "a symbolic link in DIR: exit 2 naming it, at once" \
+  bash -c "[ $? -eq 2 ] && grep -q 'TAMPERED: zero.bin: a symbolic link' '$GA_TMP/v-link.log'"
+cp -r "$run" "$GA_TMP/linked" && rm "$GA_TMP/linked/report.md" && ln -s /dev/zero "$GA_TMP/linked/report.md"
+timeout 20 "$GA_BIN" verify "$GA_TMP/linked" --unsigned >"$GA_TMP/v-linked.log" 2>&1
+check "a listed file replaced by a link to /dev/zero: exit 2 naming it, at once" \
+  bash -c "[ $? -eq 2 ] && grep -q 'TAMPERED: report.md: a symbolic link' '$GA_TMP/v-linked.log'"
+cp -r "$run" "$GA_TMP/extra" && echo "vendor's note" >"$GA_TMP/extra/notes.txt" && mkdir "$GA_TMP/extra/more"
+"$GA_BIN" verify "$GA_TMP/extra" --unsigned >"$GA_TMP/v-extra.log" 2>&1
+check "an unlisted file and folder: exit 2 naming both" \
+  bash -c "[ $? -eq 2 ] && grep -q 'TAMPERED: notes.txt: not in the manifest' '$GA_TMP/v-extra.log' && grep -q 'TAMPERED: more/: a folder the run did not write' '$GA_TMP/v-extra.log'"
 
 cp -r "$run" "$GA_TMP/digit"
 # One digit of one measured value: the first sample line with a "value", its last digit changed.
 n=$(grep -n '"type":"sample"' "$GA_TMP/digit/samples.jsonl" | grep '"value":[0-9]' | head -1 | cut -d: -f1)
 sed -i -E "${n}s/(\"value\":[0-9.e+-]*)([0-9])/\1X\2/; ${n}s/X0/1/; ${n}s/X([1-9])/0/" "$GA_TMP/digit/samples.jsonl"
 check "one value changed (line $n)" bash -c "! cmp -s '$run/samples.jsonl' '$GA_TMP/digit/samples.jsonl'"
-"$GA_BIN" verify "$GA_TMP/digit" >"$GA_TMP/v1.log" 2>&1
+"$GA_BIN" verify "$GA_TMP/digit" --unsigned >"$GA_TMP/v1.log" 2>&1
 check "verify after one digit changed: exit 2" [ $? -eq 2 ]
 check "  naming samples.jsonl" grep -q "TAMPERED: samples.jsonl" "$GA_TMP/v1.log"
 
@@ -34,7 +54,7 @@ jq -c '.verdicts[0].status = (if .verdicts[0].status == "pass" then "fail" else 
   >"$GA_TMP/verdict/report.json"
 sum=$(sha256sum "$GA_TMP/verdict/report.json" | cut -d' ' -f1)
 jq --arg s "$sum" '.files["report.json"] = $s' "$run/manifest.json" >"$GA_TMP/verdict/manifest.json"
-"$GA_BIN" verify "$GA_TMP/verdict" >"$GA_TMP/v2.log" 2>&1
+"$GA_BIN" verify "$GA_TMP/verdict" --unsigned >"$GA_TMP/v2.log" 2>&1
 check "an edited verdict with the manifest updated to match: still exit 2" [ $? -eq 2 ]
 check "  report.json differs from what the samples give" grep -q "TAMPERED: report.json: differs from what samples.jsonl gives" "$GA_TMP/v2.log"
 
@@ -48,6 +68,9 @@ check "sign wrote signature.dsse.json" test -s "$run/signature.dsse.json"
 "$GA_BIN" verify "$run" --pubkey "$GA_TMP/me.pub" >"$GA_TMP/v3.log" 2>&1; v=$?
 check "verify --pubkey with the signer's key: exit $rc ($v)" [ "$v" -eq "$rc" ]
 check "  names the signer's fingerprint" grep -q "signed by SHA256:" "$GA_TMP/v3.log"
+"$GA_BIN" verify "$run" --unsigned >"$GA_TMP/v3u.log" 2>&1
+check "verify --unsigned of a signed run names the key it claims, unchecked" \
+  grep -q "signature.dsse.json present, claiming key SHA256:[0-9a-f]*, not checked" "$GA_TMP/v3u.log"
 "$GA_BIN" verify "$run" --pubkey "$GA_TMP/other.pub" >"$GA_TMP/v4.log" 2>&1
 check "verify --pubkey with another key: exit 2" [ $? -eq 2 ]
 env="$run/signature.dsse.json"
@@ -73,7 +96,7 @@ check "judge --criteria without --out: exit 2, DIR left alone" \
   bash -c "[ $? -eq 2 ] && grep -q -- '--out NEW' '$GA_TMP/j.log' && [ \"\$(sha256sum '$run'/report.* '$run/manifest.json')\" = \"\$0\" ]" "$before"
 "$GA_BIN" judge "$run" --criteria "$GA_TMP/contract.yaml" --out "$GA_TMP/rejudged" >/dev/null 2>&1
 check "judge --criteria --out NEW writes there" test -s "$GA_TMP/rejudged/report.json"
-"$GA_BIN" verify "$run" --criteria "$GA_TMP/contract.yaml" >"$GA_TMP/v5.log" 2>&1; v=$?
+"$GA_BIN" verify "$run" --criteria "$GA_TMP/contract.yaml" --pubkey "$GA_TMP/me.pub" >"$GA_TMP/v5.log" 2>&1; v=$?
 check "verify --criteria CONTRACT judges the samples again: exit 0 or 1 ($v)" bash -c "[ $v -eq 0 ] || [ $v -eq 1 ]"
 # report.html's clock-offset plot (issue 14 item 3): drawn for the one host here, each mark's
 # data-place and data-value what report.json's clock.offset says there.
@@ -118,7 +141,7 @@ check "--report json,md:out=-: report.json, bad-hosts.txt and the manifest only 
   test "$(ls "$GA_TMP/some" | tr '\n' ' ')" = "bad-hosts.txt manifest.json report.json samples.jsonl "
 check "  the Markdown report on stdout" bash -c "head -1 '$GA_TMP/some.out' | grep -q '^# gpuaccept: '"
 check "  the summary on stderr" grep -q "^gpuaccept: .* pass, " "$GA_TMP/some.err"
-"$GA_BIN" verify "$GA_TMP/some" >/dev/null 2>&1
+"$GA_BIN" verify "$GA_TMP/some" --unsigned >/dev/null 2>&1
 check "  and it verifies (exit $rc2)" [ $? -eq "$rc2" ]
 "$GA_BIN" run --report pdf >"$GA_TMP/pdf.err" 2>&1
 check "--report pdf: exit 2 naming the format" bash -c "[ $? -eq 2 ] && grep -q 'unknown format \"pdf\"' '$GA_TMP/pdf.err'"

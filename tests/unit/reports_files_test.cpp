@@ -1,6 +1,9 @@
 // write_report_files: all four files, whole, renamed into place, nothing left behind, and nothing
 // from the environment in them.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -111,6 +114,43 @@ TEST(ReportsFiles, TheManifestHoldsWhatWasThereAndWhatWasWritten) {
   std::vector<std::string> extra;
   EXPECT_TRUE(attest::check_manifest(tmp.p.string(), m, &extra).empty());
   EXPECT_TRUE(extra.empty());
+}
+
+// What the run did not write is found without opening it (issue 34 item 4): nothing in a
+// written directory is foreign; an unlisted file, a symbolic link (to /dev/zero, which a digest
+// would read for ever), a FIFO and a folder with no listed file each are, by name.
+TEST(ReportsFiles, ForeignEntriesAreNamedWithoutOpeningThem) {
+  ScratchDir tmp;
+  fs::create_directories(tmp.p / "nccl-debug");
+  std::ofstream(tmp.p / "samples.jsonl") << "{\"type\":\"run_start\"}\n";
+  std::ofstream(tmp.p / "nccl-debug" / "h1.0.log") << "NCCL INFO\n";
+  write_report_files(build_report(test::make_journal(), test::make_judgement()), tmp.p.string());
+  const auto m = attest::manifest_from_json(nlohmann::json::parse(test::read_file((tmp.p / attest::kManifest).string())));
+  EXPECT_TRUE(attest::foreign_entries(tmp.p.string(), m).empty());
+  std::ofstream(tmp.p / attest::kSignature) << "{}\n";  // exempt: sign writes it after the manifest
+  EXPECT_TRUE(attest::foreign_entries(tmp.p.string(), m).empty());
+
+  std::ofstream(tmp.p / "notes.txt") << "added later\n";
+  std::ofstream(tmp.p / "nccl-debug" / "h9.0.log") << "added later\n";
+  fs::create_symlink("/dev/zero", tmp.p / "zero.bin");
+  ASSERT_EQ(::mkfifo((tmp.p / "pipe").c_str(), 0600), 0);
+  fs::create_directories(tmp.p / "more" / "deeper");
+  std::ofstream(tmp.p / "more" / "deeper" / "x") << "x\n";
+  auto found = attest::foreign_entries(tmp.p.string(), m);
+  std::sort(found.begin(), found.end());
+  ASSERT_EQ(found.size(), 5u) << ::testing::PrintToString(found);
+  EXPECT_EQ(found[0].rfind("more/: a folder the run did not write", 0), 0u) << found[0];  // and nothing under it
+  EXPECT_EQ(found[1].rfind("nccl-debug/h9.0.log: not in the manifest", 0), 0u) << found[1];
+  EXPECT_EQ(found[2].rfind("notes.txt: not in the manifest", 0), 0u) << found[2];
+  EXPECT_EQ(found[3].rfind("pipe: not a regular file", 0), 0u) << found[3];
+  EXPECT_EQ(found[4].rfind("zero.bin: a symbolic link", 0), 0u) << found[4];
+
+  // A listed file replaced by a link is named by the manifest check, not followed.
+  fs::remove(tmp.p / "report.md");
+  fs::create_symlink("/dev/zero", tmp.p / "report.md");
+  const auto bad = attest::check_manifest(tmp.p.string(), m, nullptr);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].rfind("report.md: a symbolic link", 0), 0u) << bad[0];
 }
 
 }  // namespace
