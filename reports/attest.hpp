@@ -71,7 +71,8 @@ std::vector<std::string> check_manifest(const std::string& dir, const Manifest&,
 
 // What in `dir` a run did not write, found without opening anything: a file the manifest does
 // not list (but the manifest and the signature), a symbolic link (never followed), a device,
-// FIFO or socket, a folder no listed file is in. One line each, naming the path.
+// FIFO or socket, a folder no listed file is in (but nccl-debug/, which a run makes before NCCL
+// writes into it). One line each, naming the path.
 std::vector<std::string> foreign_entries(const std::string& dir, const Manifest&);
 
 // Ed25519 keys: PREFIX.key (mode 0600) and PREFIX.pub. Throws naming the file on failure.
