@@ -358,7 +358,6 @@ class P2pProbe final : public Probe {
     std::optional<Sizing> sizing;  // the sizing of this rank's pair in the round being run
     if (prm.min_exchanges > 0)
       sizing = Sizing{prm.min_exchanges, 0.8 * lat_lim.limit_s, lat_lim.limit_s, NAN, NAN, false, "min_exchanges"};
-    const std::optional<Sizing> first_pass_sizing = sizing;
     const auto round_deadline = ctx.deadline - std::chrono::duration_cast<p2p::Clock::duration>(
                                                    std::chrono::duration<double>(std::max(1.0, 0.1 * left)));
 
