@@ -103,7 +103,18 @@ int verify_command(const VerifyOptions& o) {
     for (auto& b : attest::check_manifest(dir, m, nullptr)) tampered.push_back(std::move(b));
 
     // The verdicts, again, from the raw samples: never from what report.json says.
-    auto journal = read_journal((fs::path(dir) / "samples.jsonl").string());
+    JournalData journal;
+    try {
+      journal = read_journal((fs::path(dir) / "samples.jsonl").string());
+    } catch (const JournalError& e) {
+      // A journal the reader refuses (its chain broken at a line, a line that is not a record):
+      // a finding like the others, named as the reader names it, and nothing is judged.
+      tampered.push_back("samples.jsonl:" + std::to_string(e.line) + ": " + e.reason);
+      for (const auto& n : notes) std::cout << "gpuaccept verify: note: " << n << "\n";
+      for (const auto& t : tampered) std::cout << "gpuaccept verify: TAMPERED: " << t << "\n";
+      std::cout << "gpuaccept verify: " << dir << " is not what its run wrote (" << tampered.size() << " finding(s))\n";
+      return kExitUsage;
+    }
     const MetricCatalogue catalogue = builtin_catalogue();
     CriteriaSet criteria;
     const bool contract = !o.criteria.empty() || !o.criteria_profile.empty();
@@ -113,6 +124,16 @@ int verify_command(const VerifyOptions& o) {
       criteria = parse_criteria(journal.criteria_text.empty() ? builtin_criteria_text() : journal.criteria_text,
                                 journal.criteria_source.empty() ? "builtin" : journal.criteria_source);
     }
+    if (journal.chain_head != m.journal_chain)
+      tampered.push_back(journal.chain_head.empty()
+                             ? "samples.jsonl: a journal before the chain, where the manifest names its last chain " + m.journal_chain
+                             : m.journal_chain.empty()
+                                 ? "manifest.json: no journal_chain, where samples.jsonl is chained (its last chain " + journal.chain_head + ")"
+                                 : "samples.jsonl: its last chain " + journal.chain_head + " is not the manifest's journal_chain " +
+                                       m.journal_chain + " (records removed from its end, or the file chained again)");
+    else if (journal.chain_head.empty())
+      notes.push_back("samples.jsonl is a journal before the chain (schema 1): a line edited, deleted or doubled in it "
+                      "shows only through its digest");
     if (attest::sha256_hex(journal.criteria_text) != m.criteria_sha256)
       tampered.push_back("samples.jsonl: its criteria text differs from the manifest's criteria_sha256");
     for (const auto& h : journal.topology.hosts) {
@@ -154,8 +175,12 @@ int verify_command(const VerifyOptions& o) {
           for (const auto& s : c.statement.value("subject", nlohmann::json::array()))
             signed_files[s.value("name", "")] = s.value("digest", nlohmann::json::object()).value("sha256", "");
           if (signed_files != m.files) tampered.push_back(std::string(attest::kSignature) + ": its subjects are not the manifest's files");
-          if (c.statement.value("predicate", nlohmann::json::object()).value("hardware", nlohmann::json()) != m.hardware)
+          const auto predicate = c.statement.value("predicate", nlohmann::json::object());
+          if (predicate.value("hardware", nlohmann::json()) != m.hardware)
             tampered.push_back(std::string(attest::kSignature) + ": its hardware is not the manifest's");
+          // Signed before the chain existed: no journal_chain key, and nothing to compare.
+          if (auto sc = predicate.find("journal_chain"); sc != predicate.end() && *sc != (m.journal_chain.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.journal_chain)))
+            tampered.push_back(std::string(attest::kSignature) + ": its journal_chain is not the manifest's");
         }
       }
     } else if (fs::exists(spath)) {

@@ -43,6 +43,10 @@ JudgeResult judge_directory(const std::string& dir, const std::string& criteria_
                             const std::string& criteria_profile) {
   const ReportChoice choice = parse_report_choice(report_spec);
   auto journal = read_journal((std::filesystem::path(dir) / "samples.jsonl").string());
+  if (journal.chain_head.empty())
+    std::cerr << "gpuaccept judge: note: " << (std::filesystem::path(dir) / "samples.jsonl").string()
+              << " is a journal of schema " << journal.schema_version
+              << ", written before the chain: a line edited, deleted or doubled in it does not show\n";
   const MetricCatalogue catalogue = builtin_catalogue();
   CriteriaSet criteria;
   if (auto contract = contract_criteria(criteria_file, criteria_profile, catalogue)) {

@@ -1,13 +1,16 @@
 #include "base/file_io.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
 #include <ctime>
+#include <thread>
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
@@ -89,6 +92,23 @@ std::size_t read_full(int fd, void* data, std::size_t n, const std::string& path
 
 void fsync_or_throw(int fd, const std::string& path) {
   if (::fsync(fd) != 0) throw os_error("cannot fsync", path, errno);
+}
+
+FileLock::FileLock(int fd, double wait_s) : fd_(fd) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  for (;;) {
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+      held_ = true;
+      return;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= until) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+FileLock::~FileLock() {
+  if (held_) ::flock(fd_, LOCK_UN);
 }
 
 void fsync_dir(const std::string& dir) {

@@ -33,6 +33,23 @@ class UniqueFd {
   int fd_ = -1;
 };
 
+// flock(2) LOCK_EX on an open descriptor for the life of the object, waiting at most `wait_s`.
+// held() is false when the wait ran out or the filesystem has no locks (ENOLCK, EOPNOTSUPP,
+// ENOSYS: Lustre mounted without -o flock): the caller goes on unlocked, as it must when the
+// lock guards a write made while a job is being torn down. Unlocked when destroyed (and by the
+// kernel when the process dies holding it).
+class FileLock {
+ public:
+  FileLock(int fd, double wait_s);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool held() const { return held_; }
+ private:
+  int fd_;
+  bool held_ = false;
+};
+
 std::string errno_text(int err);
 // open(2) with O_CLOEXEC added; "cannot open PATH: <errno text>" on failure.
 UniqueFd open_or_throw(const std::string& path, int flags, int mode = 0644);

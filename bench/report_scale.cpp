@@ -31,6 +31,7 @@
 
 #include "probes/harness/isolation.hpp"
 #include "probes/journal.hpp"
+#include "probes/journal_chain.hpp"
 #include "probes/p2p/p2p_params.hpp"
 #include "probes/probe.hpp"
 #include "probes/devices/port_inventory.hpp"
@@ -103,8 +104,8 @@ ga::topo::HostTopology host_topology(const std::string& name, const Shape& s) {
 // Deterministic spread around a nominal value so the medians and majorities have work to do.
 double jitter(double nominal, int h, int i) { return nominal * (1.0 + 0.01 * ((h * 7 + i * 13) % 11 - 5)); }
 
-// Journal records written as the run writes them (JournalWriter: one dump(), its "seq" and a
-// newline per record), through a buffer: the run spreads its writes over hours, the bench would
+// Journal records written as the run writes them (JournalWriter: one dump(), its "seq", its
+// "chain" and a newline per record), through a buffer: the run spreads its writes over hours, the bench would
 // otherwise time 4 million write(2) calls that no judge pays. Lines are made on this thread and
 // written by another, a few MiB at a time: the kernel's copy of 670 MiB into the page cache was
 // a quarter of making the journal, time no judge pays either.
@@ -118,12 +119,7 @@ class JournalFile {
     if (writer_.joinable()) finish();
   }
   void append(const nlohmann::json& record) {
-    std::string line = record.dump();
-    line.pop_back();
-    pending_ += line;
-    pending_ += ",\"seq\":";
-    pending_ += std::to_string(++records_);
-    pending_ += "}\n";
+    pending_ += chain(record.dump());
     hand_over_if_full();
   }
   // The line dump() makes of to_json(sample) with "type": "sample" (keys in sorted order),
@@ -162,10 +158,8 @@ class JournalFile {
         line_ += nlohmann::json(*v).dump();
       }
     }
-    line_ += ",\"seq\":";
-    line_ += std::to_string(++records_);
-    line_ += "}\n";
-    pending_ += line_;
+    line_ += "}";
+    pending_ += chain(line_);
     ++samples_;
     hand_over_if_full();
   }
@@ -178,6 +172,16 @@ class JournalFile {
   std::size_t samples() const { return samples_; }
 
  private:
+  // The record's line with its seq and chain, as JournalWriter writes it.
+  std::string chain(std::string_view dump) {
+    ga::base::Digest c;
+    const auto seq = static_cast<long long>(++records_);
+    std::string line = ga::chained_line(dump, seq, seq > 1 ? &chain_ : nullptr, sha_, c);
+    chain_ = c;
+    return line;
+  }
+  ga::base::Sha256 sha_;
+  ga::base::Digest chain_{};
   void quoted(const std::string& x) {
     // Printable ASCII but the quote and the backslash is dumped as it is.
     const bool plain = std::all_of(x.begin(), x.end(), [](unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; });

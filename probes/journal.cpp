@@ -20,6 +20,8 @@
 #include "base/both.hpp"
 #include "base/file_io.hpp"
 #include "base/prefault.hpp"
+#include "base/sha256.hpp"
+#include "probes/journal_chain.hpp"
 #include "topology/topology.hpp"
 
 namespace ga {
@@ -79,39 +81,86 @@ ProbeRecord* find_open_probe(JournalData& d, const std::string& name) {
 
 }  // namespace
 
+namespace {
+// How long a writer waits for the journal's lock before it writes unlocked: another process
+// holds it for one write, so a wait this long means that process is stuck, and a record is
+// worth more than the chain's order (the reader then names the line where the chain forks).
+constexpr double kLockWaitS = 10;
+}  // namespace
+
 JournalWriter::JournalWriter(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // Read as well as written: the chain continues from the file's last record (read_chain_tail).
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) throw std::runtime_error("cannot open journal " + path + ": " + base::errno_text(errno));
 }
 
 JournalWriter::~JournalWriter() {
-  if (fd_ >= 0) {
-    ::fsync(fd_);
-    ::close(fd_);
+  if (fd_ < 0) return;
+  try {
+    write_held();
+  } catch (const std::exception&) {
+    // Being destroyed: nothing to tell; the reader sees the run end where the file does.
   }
+  ::fsync(fd_);
+  ::close(fd_);
 }
 
 void JournalWriter::append(const nlohmann::json& record) {
-  // The record's own fields, then "seq": its place in this writer's order (1, 2, ...), so the
-  // reader tells a line written twice from a measurement taken twice (OrderCheck).
-  std::string line = record.dump();
-  if (line.size() > 2 && line.back() == '}') {
-    line.pop_back();
-    line += ",\"seq\":" + std::to_string(++seq_) + "}";
-  }
-  line += "\n";
-  base::write_all(fd_, line.data(), line.size(), path_);
+  held_.push_back(record.dump());
+  held_bytes_ += held_.back().size();
+  if (held_bytes_ >= (std::size_t{8} << 20)) write_held();
 }
 
-void JournalWriter::flush() { base::fsync_or_throw(fd_, path_); }
+void JournalWriter::write_held() {
+  if (held_.empty()) return;
+  base::FileLock lock(fd_, kLockWaitS);
+  // Where another process appended since this writer's last write, the chain goes on from its
+  // record; a last line that is not a chained record (a torn write) leaves this writer's own.
+  const ChainTail tail = read_chain_tail(fd_, path_);
+  if (tail.kind == ChainTail::Kind::chained) {
+    seq_ = tail.seq;
+    chain_ = tail.chain;
+  }
+  std::string out;
+  out.reserve(held_bytes_ + held_.size() * (24 + kChainSuffix));
+  base::Digest c;
+  for (const auto& dump : held_) {
+    out += chained_line(dump, ++seq_, chain_ ? &*chain_ : nullptr, sha_, c);
+    chain_ = c;
+  }
+  base::write_all(fd_, out.data(), out.size(), path_);
+  held_.clear();
+  held_bytes_ = 0;
+}
+
+void JournalWriter::flush() {
+  write_held();
+  base::fsync_or_throw(fd_, path_);
+}
 
 void append_record_once(const std::string& path, const nlohmann::json& record) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return;  // best effort: called while the job is being torn down
-  std::string line = record.dump() + "\n";
-  [[maybe_unused]] ssize_t n = ::write(fd, line.data(), line.size());
-  ::fsync(fd);
-  ::close(fd);
+  base::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (!fd) return;  // best effort: called while the job is being torn down
+  const std::string dump = record.dump();
+  std::string line;
+  {
+    base::FileLock lock(fd.get(), kLockWaitS);
+    try {
+      const ChainTail tail = read_chain_tail(fd.get(), path);
+      if (tail.kind == ChainTail::Kind::chained) {
+        base::Sha256 h;
+        base::Digest c;
+        line = chained_line(dump, tail.seq + 1, &tail.chain, h, c);
+      }
+    } catch (const std::exception&) {
+      // Unreadable tail: the record unchained, and the reader names the line.
+    }
+    // An empty journal (no run_start yet) or one whose last line is not a chained record: the
+    // record as it is; the reader of a chained journal names it.
+    if (line.empty()) line = dump + "\n";
+    [[maybe_unused]] ssize_t n = ::write(fd.get(), line.data(), line.size());
+    ::fsync(fd.get());
+  }
 }
 
 namespace {
@@ -122,9 +171,10 @@ void read_record(JournalData& d, nlohmann::json&& r, const std::string& name, in
     const std::string type = r.at("type").get<std::string>();
     if (type == "run_start") {
       int v = r.value("schema_version", 0);
-      if (v != kJournalSchemaVersion)
+      if (v != kJournalSchemaVersion && v != kJournalSchemaBeforeChain)
         throw JournalError(name, lineno, "journal schema_version " + std::to_string(v) + ", expected " +
-                                             std::to_string(kJournalSchemaVersion));
+                                             std::to_string(kJournalSchemaVersion) + " (or " +
+                                             std::to_string(kJournalSchemaBeforeChain) + ", before the chain)");
       d.run_start = r;
       for (const auto& rk : r.value("ranks", nlohmann::json::array()))
         d.ranks.push_back({rk.value("rank", 0), rk.value("host", ""), rk.value("local_rank", 0),
@@ -195,8 +245,12 @@ struct ParsedLine {
   nlohmann::json record;
   std::string parse_error;  // not JSON
   std::string error;        // JSON, but not a good sample
-  std::optional<long long> seq;  // the writer's "seq" (absent in journals before it, and in
-                                 // the records other processes append)
+  std::optional<long long> seq;  // the writer's "seq" (absent in journals before it)
+  // The chain (schema 2), checked by the thread that parses the line: none when the line does
+  // not end as a chained record; ok when its chain is the one its body and the previous line's
+  // chain give; broken when not, or when the previous line has none.
+  enum class Link : unsigned char { none, ok, broken } link = Link::none;
+  base::Digest chain{};  // its own, when link is not none
 };
 
 // nlohmann::json copies, compares and writes a value recursively: a line of a few hundred
@@ -413,16 +467,45 @@ struct ReadBatch {
   std::vector<ParsedLine> parsed = std::vector<ParsedLine>(kBatchLines);
   std::size_t n = 0;           // lines in this batch
   bool has_last = false;       // it holds the stream's last line
+  bool has_first = false;      // it holds the stream's first line
+  std::optional<base::Digest> chain_before;  // the chain of the line before this batch's first
   std::atomic<std::size_t> claimed{0};
 };
 constexpr std::size_t kClaimLines = 256;
 
+// The chain of line i checked against its body and the previous line's chain: hashing is a
+// third of reading a chained journal, so it is done here, by the parsing threads, each line
+// on its own (the previous line's chain is in its text).
+void link_line(ReadBatch& b, std::size_t i, base::Sha256& h) {
+  ParsedLine& pl = b.parsed[i];
+  const auto own = split_chained(b.lines[i]);
+  if (!own) return;
+  pl.chain = own->chain;
+  std::optional<base::Digest> prev;
+  if (i > 0) {
+    if (const auto p = split_chained(b.lines[i - 1])) prev = p->chain;
+  } else {
+    prev = b.chain_before;
+  }
+  const bool first = i == 0 && b.has_first;
+  if (!first && !prev) {
+    pl.link = ParsedLine::Link::broken;
+    return;
+  }
+  pl.link = chain_after(h, first ? nullptr : &*prev, own->body) == own->chain ? ParsedLine::Link::ok
+                                                                               : ParsedLine::Link::broken;
+}
+
 void parse_some(ReadBatch& b, SharedParamsPool& pool) {
+  base::Sha256 h;
   for (;;) {
     std::size_t i = b.claimed.fetch_add(kClaimLines);
     if (i >= b.n) return;
-    for (const std::size_t end = std::min(i + kClaimLines, b.n); i < end; ++i)
-      if (!b.lines[i].empty()) parse_line(b.lines[i], b.parsed[i], pool);
+    for (const std::size_t end = std::min(i + kClaimLines, b.n); i < end; ++i) {
+      if (b.lines[i].empty()) continue;
+      parse_line(b.lines[i], b.parsed[i], pool);
+      link_line(b, i, h);
+    }
   }
 }
 
@@ -514,6 +597,12 @@ class OrderCheck {
   // later round), and a boolean sample of a pair is then the same line but for its seq.
   void seq(long long seq, int line) {
     if (seq <= 0) fail(line, "\"seq\" " + std::to_string(seq) + " is not a record number (1, 2, ...)");
+    // The writer numbers its records and nothing else, so a record's seq is at most its line
+    // (moved a little, a little more): bounded before anything is sized from it, as one line
+    // with seq 10^15 must not allocate. Where a line moved far forward, this names it.
+    if (seq > 2LL * line + 1024)
+      fail(line, "\"seq\" " + std::to_string(seq) + " on line " + std::to_string(line) +
+                     ": not a record number the writer could have given this early in the file");
     const auto at = static_cast<std::size_t>(seq);
     if (at < seq_lines_.size() && seq_lines_[at])
       fail(line, "duplicate of line " + std::to_string(seq_lines_[at]) + " (record seq " + std::to_string(seq) + " twice)");
@@ -566,6 +655,69 @@ class OrderCheck {
 
 namespace {
 
+// The chain, in file order, from the link each parsing thread found (link_line): a journal
+// whose run_start says schema 2 is chained from its first line to its last, every record
+// numbered 1, 2, ... in file order. One of schema 1 (before the chain) is read as before, its
+// "seq" checked by OrderCheck.
+class ChainCheck {
+ public:
+  explicit ChainCheck(const std::string& name) : name_(name) {}
+  bool chained() const { return state_ == State::chained; }
+  const base::Digest& head() const { return head_; }
+
+  void record(const ParsedLine& pl) {
+    if (state_ == State::unknown) {
+      auto t = pl.record.find("type");
+      if (t == pl.record.end() || !t->is_string() || t->get<std::string>() != "run_start") return;
+      auto v = pl.record.find("schema_version");
+      if (v == pl.record.end() || !v->is_number_integer() || v->get<long long>() < kJournalSchemaVersion) {
+        state_ = State::old;  // or a version read_record refuses
+        return;
+      }
+      if (pl.lineno != 1)
+        fail(1, "a chained journal (schema 2) begins with its run_start, line " + std::to_string(pl.lineno) +
+                    ": what comes before it was added");
+      state_ = State::chained;
+    }
+    line(pl);
+  }
+
+  void line(const ParsedLine& pl) {
+    if (state_ != State::chained) return;
+    using Link = ParsedLine::Link;
+    if (pl.link == Link::none)
+      fail(pl.lineno, "no \"chain\": every record of a chained journal (schema 2) ends with its seq and chain; "
+                      "this line was written by something else, or edited");
+    if (pl.link == Link::broken)
+      fail(pl.lineno, pl.lineno == 1 ? "the chain breaks at the first record: its chain is not its own bytes' SHA-256 (edited)"
+                                     : "the chain breaks here: this line's chain is not the SHA-256 of line " +
+                                           std::to_string(pl.lineno - 1) +
+                                           "'s chain and this line's bytes (this line was edited, or a line "
+                                           "before it deleted, doubled or moved)");
+    const long long want = last_seq_ + 1;
+    if (!pl.seq) fail(pl.lineno, "no \"seq\": every record of a chained journal (schema 2) carries one");
+    if (*pl.seq != want)
+      fail(pl.lineno, "\"seq\" " + std::to_string(*pl.seq) + " where " + std::to_string(want) + " follows " +
+                          (last_line_ ? "line " + std::to_string(last_line_) : std::string("the start")));
+    last_seq_ = want;
+    last_line_ = pl.lineno;
+    head_ = pl.chain;
+  }
+
+ private:
+  [[noreturn]] void fail(int line, const std::string& what) const { throw JournalError(name_, line, what); }
+  enum class State { unknown, chained, old };
+  const std::string& name_;
+  State state_ = State::unknown;
+  long long last_seq_ = 0;
+  int last_line_ = 0;
+  base::Digest head_{};
+};
+
+}  // namespace
+
+namespace {
+
 // Room for a batch's `more` samples, and the slots they will fill faulted in at once
 // (base/prefault.hpp says why): taking 3 M samples at 4096 hosts into slots faulted one page at
 // a time was a large part of the reader's one-thread time. The buffer is reserved once
@@ -603,6 +755,7 @@ constexpr std::uint64_t kSmallSampleLine = 128;
 JournalData parse_journal(std::istream& in, const std::string& name) {
   JournalData d;
   OrderCheck order(name);
+  ChainCheck chain(name);
   // Room for as many samples as the stream could hold, reserved once: growing by doubling
   // moved every sample again at each step, 3 of the reader's 15 s at 4096 hosts. Reserved
   // memory that is never written is never made resident (the slots are faulted in a batch at a
@@ -618,9 +771,12 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
   std::string next;
   bool have = static_cast<bool>(std::getline(in, next));
   int lineno = 0;
+  std::optional<base::Digest> chain_carried;  // of the last line read
   auto read_into = [&](ReadBatch& b) {
     b.n = 0;
     b.claimed = 0;
+    b.has_first = lineno == 0;
+    b.chain_before = chain_carried;
     while (have && b.n < kBatchLines) {
       b.lines[b.n].swap(next);
       b.parsed[b.n] = ParsedLine{};
@@ -629,6 +785,10 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
       have = static_cast<bool>(std::getline(in, next));
     }
     b.has_last = !have;
+    if (b.n > 0) {
+      const auto c = split_chained(b.lines[b.n - 1]);
+      chain_carried = c ? std::optional(c->chain) : std::nullopt;
+    }
   };
   // Takes a parsed batch in file order; false when it stopped at a torn last line.
   auto take = [&](ReadBatch& b) {
@@ -636,8 +796,12 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
     for (std::size_t i = 0; i < b.n; ++i) samples_in_batch += b.parsed[i].is_sample;
     make_room(d.samples, samples_in_batch);
     for (std::size_t i = 0; i < b.n; ++i) {
-      if (b.lines[i].empty()) continue;
       ParsedLine& pl = b.parsed[i];
+      if (b.lines[i].empty()) {
+        // The writer writes none; in a chained journal it is an edit like any other.
+        if (chain.chained()) throw JournalError(name, pl.lineno, "an empty line: gpuaccept writes none (the file was edited)");
+        continue;
+      }
       const bool last = b.has_last && i + 1 == b.n;
       if (!pl.parse_error.empty()) {
         // A crash mid-write tears only the last line; anything else is corruption.
@@ -646,13 +810,15 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
       }
       if (!pl.error.empty()) throw JournalError(name, pl.lineno, pl.error);
       if (pl.is_sample) {
+        chain.line(pl);
         d.samples.push_back(std::move(pl.sample));
         order.sample(d.samples.back(), pl.lineno);
-        if (pl.seq) order.seq(*pl.seq, pl.lineno);
+        if (pl.seq && !chain.chained()) order.seq(*pl.seq, pl.lineno);
         continue;
       }
       order.record(pl.record, pl.lineno);  // first: "a second run_start" says more than its seq
-      if (pl.seq) order.seq(*pl.seq, pl.lineno);
+      chain.record(pl);
+      if (pl.seq && !chain.chained()) order.seq(*pl.seq, pl.lineno);
       read_record(d, std::move(pl.record), name, pl.lineno);
     }
     return true;
@@ -690,6 +856,8 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
     to_take = parsed->n > 0;
   }
   if (d.run_start.empty()) throw JournalError(name, 1, "no run_start record: not a gpuaccept journal");
+  d.schema_version = d.run_start.value("schema_version", 0);
+  if (chain.chained()) d.chain_head = base::to_hex(chain.head());
   return d;
 }
 

@@ -2,7 +2,6 @@
 #include "reports/attest.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sodium.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 
 #include "base/both.hpp"
 #include "base/file_io.hpp"
+#include "base/sha256.hpp"
 #include "topology/place.hpp"
 #include "topology/topology.hpp"
 
@@ -31,13 +31,6 @@ namespace {
 void need_sodium() {
   // Idempotent and thread-safe; fails only when the system has no entropy source.
   if (sodium_init() < 0) throw std::runtime_error("libsodium could not be initialised");
-}
-
-std::string hex(const unsigned char* p, std::size_t n) {
-  std::string out(n * 2 + 1, '\0');
-  sodium_bin2hex(out.data(), out.size(), p, n);
-  out.pop_back();
-  return out;
 }
 
 std::string b64(const std::string& bin) {
@@ -84,33 +77,8 @@ std::string read_pem_key(const std::string& path, const std::string& label, cons
   return der.substr(prefix.size());
 }
 
-// SHA-256 through OpenSSL's libcrypto, not libsodium's: libsodium has only a portable C
-// SHA-256 (210 MB/s on this machine's EPYC), libcrypto uses the CPU's SHA instructions
-// (1.7 GB/s, `openssl speed -evp sha256`). A 4096-host run's report files and journal are
-// 3.8 GB to hash: 18 CPU seconds against 2 (docs/design.md, "Digests"). libsodium keeps the
-// signatures (Ed25519).
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new()) {
-    if (!ctx_ || EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) != 1)
-      throw std::runtime_error("libcrypto: SHA-256 could not be initialised");
-  }
-  void update(const void* p, std::size_t n) {
-    if (n && EVP_DigestUpdate(ctx_.get(), p, n) != 1) throw std::runtime_error("libcrypto: SHA-256 update failed");
-  }
-  std::string hex_digest() {
-    unsigned char h[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    if (EVP_DigestFinal_ex(ctx_.get(), h, &n) != 1 || n != 32) throw std::runtime_error("libcrypto: SHA-256 final failed");
-    return hex(h, n);
-  }
-
- private:
-  struct Free {
-    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-  };
-  std::unique_ptr<EVP_MD_CTX, Free> ctx_;
-};
+// SHA-256 is libcrypto's, through base/sha256.hpp (why not libsodium's: there).
+using base::Sha256;
 
 std::string fingerprint_of(const std::string& pk) {
   Sha256 h;
@@ -257,6 +225,7 @@ Manifest make_manifest(const std::string& dir, const Report& r, const std::vecto
   base::both([&] { work(1); }, [&] { work(0); });
   for (std::size_t i = 0; i < todo.size(); ++i) m.files[todo[i].second] = digest[i];
   m.criteria_sha256 = sha256_hex(j.criteria_text);
+  m.journal_chain = j.chain_head;
   for (const auto& h : j.topology.hosts) {
     m.topology_sha256[h.hostname] = sha256_hex(topo::to_json(h).dump());
     nlohmann::json hw = {{"host", h.hostname}, {"gpus", nlohmann::json::array()}, {"nics", nlohmann::json::array()}};
@@ -282,6 +251,7 @@ nlohmann::json manifest_to_json(const Manifest& m) {
   return {{"schema_version", 1},
           {"files", m.files},
           {"criteria_sha256", m.criteria_sha256},
+          {"journal_chain", m.journal_chain.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.journal_chain)},
           {"topology_sha256", m.topology_sha256},
           {"hardware", m.hardware}};
 }
@@ -295,6 +265,7 @@ Manifest manifest_from_json(const nlohmann::json& j) {
     m.files[k] = v.get<std::string>();
   }
   m.criteria_sha256 = j.value("criteria_sha256", "");
+  if (auto c = j.find("journal_chain"); c != j.end() && c->is_string()) m.journal_chain = c->get<std::string>();
   if (j.contains("topology_sha256") && j["topology_sha256"].is_object())
     for (const auto& [k, v] : j["topology_sha256"].items())
       if (v.is_string()) m.topology_sha256[k] = v.get<std::string>();
@@ -398,6 +369,7 @@ nlohmann::json statement_of(const Manifest& m, const nlohmann::json& summary) {
           {"predicateType", "urn:gpuaccept:acceptance-report:v1"},
           {"predicate",
            {{"criteria_sha256", m.criteria_sha256},
+            {"journal_chain", m.journal_chain.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.journal_chain)},
             {"topology_sha256", m.topology_sha256},
             {"hardware", m.hardware},
             {"summary", summary}}}};

@@ -45,6 +45,9 @@ std::string write_hashed(std::ostream& out, const std::function<void(std::ostrea
 struct Manifest {
   std::map<std::string, std::string> files;  // relative path -> sha256 (hex)
   std::string criteria_sha256;
+  // The journal's last chain (probes/journal_chain.hpp), "" for a journal before the chain: a
+  // line deleted at the end of samples.jsonl, which no chain inside the file shows, shows here.
+  std::string journal_chain;
   std::map<std::string, std::string> topology_sha256;  // host -> sha256 of its topology record
   nlohmann::json hardware = nlohmann::json::array();   // [{host, gpus[], nics[], system_serial}]
 };

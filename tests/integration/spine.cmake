@@ -32,6 +32,8 @@ ga_integration_test(spine.outcome_classes spine_outcome_classes.sh TIMEOUT 300 S
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
 # verify, keygen, sign (issue 14 items 1-2): tampering caught, signatures checked by gpuaccept and openssl.
 ga_integration_test(spine.verify spine_verify.sh TIMEOUT 120)
+# The journal's chain (issue 34 item 1): every edit of a finished journal is exit 2 naming its line.
+ga_integration_test(spine.journal_chain spine_journal_chain.sh TIMEOUT 120)
 # No secret in any file of a run directory (issue 14 item 7): secret-looking variables exported
 # into a real mpirun run, searched for in every file it wrote.
 ga_integration_test(spine.secrets spine_secrets.sh TIMEOUT 120

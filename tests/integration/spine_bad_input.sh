@@ -84,7 +84,7 @@ n=$(grep -n '"type":"sample"' "$GA_TMP/r4/samples.jsonl" | sed -n 5p | cut -d: -
 cp -r "$GA_TMP/r4" "$GA_TMP/r4dup"
 sed -i "${n}p" "$GA_TMP/r4dup/samples.jsonl"  # sample line $n twice
 "$GA_BIN" judge "$GA_TMP/r4dup" >"$GA_TMP/o" 2>&1; check "a sample line repeated: judge exits 2" [ $? -eq 2 ]
-check "naming the repeat and the line it repeats" grep -q "samples.jsonl:$((n + 1)): duplicate of line $n" "$GA_TMP/o"
+check "naming the repeat: the chain breaks at it" grep -q "samples.jsonl:$((n + 1)): the chain breaks here" "$GA_TMP/o"
 cp -r "$GA_TMP/r4" "$GA_TMP/r4cat"
 total=$(wc -l <"$GA_TMP/r4/samples.jsonl")
 cat "$GA_TMP/r4/samples.jsonl" "$GA_TMP/r4/samples.jsonl" >"$GA_TMP/r4cat/samples.jsonl"
