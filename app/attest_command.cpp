@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "base/json_file.hpp"
 #include "base/file_io.hpp"
 #include "reports/attest.hpp"
 #include "reports/report.hpp"
@@ -17,19 +18,7 @@ namespace ga::app {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot be read");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": not JSON (" + std::string(e.what()) + ")");
-  }
-}
-
-}  // namespace
+using base::read_json_file;
 
 void sign_directory(const std::string& dir, const std::string& key_path) {
   const std::string mpath = (fs::path(dir) / attest::kManifest).string();
@@ -148,7 +137,7 @@ int verify_command(const VerifyOptions& o) {
     if (!contract) {
       // With the recorded criteria the report files are a function of the samples: each must be
       // what they give, byte for byte (an edited verdict with a manifest edited to match is caught here).
-      for (const auto& f : report_files(report, dir)) {
+      for (const auto& f : report_files(report)) {
         const auto p = fs::path(dir) / f.name;
         if (!fs::exists(p)) continue;  // absent: the manifest check named it if it was listed
         if (attest::sha256_of(f.write) != attest::sha256_file(p.string()))

@@ -113,7 +113,7 @@ int run_suite(Comm& world, PhaseWatch& watch, RunState& state, const Inputs& in,
                        {"probe_timeout_s", o.probe_timeout_s},
                        {"criteria", {{"source", in.criteria_source}, {"text", in.criteria_text}}},
                        {"expected_topology", in.expected ? topo::to_json(*in.expected) : nlohmann::json(nullptr)},
-                       {"rerun_of", in.rerun_of.empty() ? nlohmann::json(nullptr) : nlohmann::json(in.rerun_of)}});
+                       {"rerun_of", in.rerun_of}});
       for (const auto& h : cluster.hosts) journal->append({{"type", "topology"}, {"host", h.hostname}, {"topology", topo::to_json(h)}});
       journal->flush();
       if (!o.quiet) progress(rank, "run " + dir + ": " + std::to_string(world.size()) + " ranks on " +

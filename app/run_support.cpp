@@ -11,10 +11,13 @@
 #include <thread>
 
 #include "app/commands.hpp"
+#include "base/json_file.hpp"
 #include "probes/devices/gpu_identity.hpp"
 #include "probes/harness/process_state.hpp"
 #include "probes/vendor/gpu_libraries.hpp"
+#include "reports/attest.hpp"
 #include "reports/bad_hosts.hpp"
+#include "reports/campaign.hpp"
 #include "suites/criteria.hpp"
 #include "topology/topology.hpp"
 
@@ -155,6 +158,31 @@ void judge_and_announce(const std::string& dir) {
   }
 }
 
+nlohmann::json rerun_record(const std::string& dir) {
+  const Campaign previous = campaign_of_run(dir);
+  const fs::path manifest = fs::path(dir) / attest::kManifest;
+  nlohmann::json digest = nullptr;
+  if (fs::exists(manifest)) {
+    const attest::Manifest m = attest::manifest_from_json(base::read_json_file(manifest.string()));
+    for (const char* name : {"bad-hosts.txt", "campaign.json"}) {
+      const fs::path f = fs::path(dir) / name;
+      const auto listed = m.files.find(name);
+      if (!fs::exists(f) && listed == m.files.end()) continue;
+      if (listed == m.files.end() || !fs::is_regular_file(fs::symlink_status(f)) || attest::sha256_file(f.string()) != listed->second)
+        throw std::runtime_error(f.string() + ": not the file its run wrote (" +
+                                 (listed == m.files.end() ? "not in " + manifest.string()
+                                                          : "its sha256 is not the one " + manifest.string() + " gives") +
+                                 "): a re-test acts on what its run judged; `gpuaccept verify " + dir + "` says more");
+    }
+    digest = attest::sha256_file(manifest.string());
+  }
+  return {{"run", previous.runs.empty() ? std::string("unknown") : previous.runs.back().id},
+          {"dir", fs::absolute(dir).lexically_normal().string()},
+          {"manifest_sha256", digest},
+          {"suite", suite_of_run(dir)},
+          {"campaign", campaign_to_json(previous)}};
+}
+
 std::string suite_of_run(const std::string& dir) {
   std::ifstream in((fs::path(dir) / "samples.jsonl").string());
   std::string line;
@@ -164,9 +192,9 @@ std::string suite_of_run(const std::string& dir) {
     const auto& argv = r.value("argv", nlohmann::json::array());
     for (std::size_t i = 0; i + 1 < argv.size(); ++i)
       if (argv[i] == "--suite" && argv[i + 1].is_string()) return argv[i + 1].get<std::string>();
-    // A re-test without --suite ran the suite of the run it re-tested: follow the campaign back.
-    if (r.contains("rerun_of") && r["rerun_of"].is_string() && r["rerun_of"].get<std::string>() != dir)
-      return suite_of_run(r["rerun_of"].get<std::string>());
+    // A re-test without --suite ran the suite of the run it re-tested, which it recorded.
+    if (auto p = r.find("rerun_of"); p != r.end() && p->is_object() && p->contains("suite") && (*p)["suite"].is_string())
+      return (*p)["suite"].get<std::string>();
     if (r.contains("suite") && r["suite"].is_object() && r["suite"].contains("name") && r["suite"]["name"].is_string())
       return r["suite"]["name"].get<std::string>();
   } catch (const std::exception&) {
@@ -178,12 +206,9 @@ Inputs load_inputs(const RunOptions& o) {
   Inputs in;
   in.suite = load_suite(o.suite);
   for (const auto& a : o.overrides) apply_override(in.suite, a);
-  if (!o.rerun.empty()) {
-    // The run re-tested must say who its suspects were: its bad-hosts.txt (read_bad_hosts
-    // throws, saying how to write it for an older directory).
-    read_bad_hosts(o.rerun);
-    in.rerun_of = fs::absolute(o.rerun).lexically_normal().string();
-  }
+  // The run re-tested must say who its suspects were: its bad-hosts.txt (read_bad_hosts
+  // throws, saying how to write it for an older directory).
+  if (!o.rerun.empty()) in.rerun_of = rerun_record(o.rerun);
   if (!o.criteria.empty() && !o.criteria_profile.empty())
     throw std::invalid_argument("--criteria and --criteria-profile both given: a profile is a criteria set, give one");
   if (!o.criteria_profile.empty()) {

@@ -39,8 +39,20 @@ struct Inputs {
   Suite suite;
   std::string criteria_source, criteria_text;
   std::optional<topo::HostTopology> expected;
-  std::string rerun_of;                 // absolute: the run a `--rerun` re-tests
+  // What a `--rerun` copies of the run it re-tests (rerun_record): null for a first run.
+  nlohmann::json rerun_of;
 };
+
+// What `run --rerun DIR` records of DIR in its own run_start, so that the re-test's directory
+// stands alone (judge and verify never read DIR again; a copy, DIR deleted, verifies):
+//   {run: DIR's run id, dir: where it was (for the reader only), manifest_sha256: the sha256
+//    of DIR/manifest.json (null where DIR has none), suite: the suite it ran,
+//    campaign: campaign_of_run(DIR), the non-passing outcomes and failed_at places the clearing
+//    rule reads}
+// Throws std::runtime_error naming the file when DIR's bad-hosts.txt or campaign.json cannot be
+// read, or no longer has the digest DIR's manifest gives it: a re-test acts on what its run
+// judged, not on an edited list.
+nlohmann::json rerun_record(const std::string& dir);
 
 // The suite a run directory's journal says it ran (its --suite as given, else the suite's
 // name), "default" when it says nothing: the re-test runs it again.

@@ -166,7 +166,14 @@ json run_info(const JournalData& j, const std::vector<std::string>& hosts_in_ran
   run["suite"] = field_or_null(rs, "suite");
   run["probe_timeout_s"] = field_or_null(rs, "probe_timeout_s");
   // A re-test (`run --rerun DIR`): the run it re-tests, whose campaign this one continues.
-  if (auto prev = field_or_null(rs, "rerun_of"); prev.is_string()) run["rerun_of"] = prev;
+  // What it recorded of that run (app/run_support.hpp rerun_record) but the campaign, which is
+  // campaign.json's; a string from a gpuaccept that recorded the earlier run's path.
+  if (auto prev = field_or_null(rs, "rerun_of"); prev.is_string()) {
+    run["rerun_of"] = prev;
+  } else if (prev.is_object()) {
+    prev.erase("campaign");
+    run["rerun_of"] = prev;
+  }
   std::string source = j.criteria_source, text = j.criteria_text;
   if (auto c = field_or_null(rs, "criteria"); c.is_object()) {
     if (source.empty() && c.contains("source") && c["source"].is_string()) source = c["source"];

@@ -27,33 +27,61 @@ std::string str(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 
-// The previous run as a campaign: its campaign.json when it was a re-test itself, else one run
-// made from its bad-hosts.txt.
-Campaign previous_campaign(const std::string& dir) {
-  const BadHosts b = read_bad_hosts(dir);
-  Campaign c;
-  if (const auto cj = read_campaign_json(dir)) {
-    const nlohmann::json& j = *cj;
-    for (const auto& r : j.value("runs", nlohmann::json::array())) c.runs.push_back({str(r, "id"), str(r, "dir")});
-    for (const auto& h : j.value("hosts", nlohmann::json::array())) {
-      CampaignHost ch;
-      ch.host = str(h, "host");
-      ch.outcome = outcome_from_words(str(h, "outcome"));
-      ch.status = str(h, "status");
-      ch.decided_by = str(h, "decided_by");
-      ch.criteria = strings(h, "criteria");
-      ch.evidence = str(h, "evidence");
-      ch.actions = strings(h, "actions");
-      for (auto& at : strings(h, "failed_at")) {
-        if (at == "+more") ch.failed_at_cut = true;
-        else ch.failed_at.push_back(std::move(at));
-      }
-      for (const auto& s : h.value("history", nlohmann::json::array()))
-        ch.history.push_back({str(s, "run"), outcome_from_words(str(s, "outcome")), strings(s, "criteria"), str(s, "evidence")});
-      c.hosts.push_back(std::move(ch));
-    }
-    return c;
+std::string list(const std::vector<std::string>& v, std::size_t most = 6) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < most; ++i) s += (s.empty() ? "" : ", ") + v[i];
+  if (v.size() > most) s += " and " + std::to_string(v.size() - most) + " more";
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+std::optional<nlohmann::json> read_campaign_json(const std::string& dir) {
+  const auto path = std::filesystem::path(dir) / "campaign.json";
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  std::ifstream in(path);
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path.string() + ": " + e.what());
   }
+}
+
+Campaign campaign_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("hosts") || !j["hosts"].is_array() || !j.contains("runs") || !j["runs"].is_array())
+    throw std::runtime_error("not a campaign (no \"runs\" and \"hosts\" lists)");
+  Campaign c;
+  for (const auto& r : j["runs"]) c.runs.push_back({str(r, "id"), str(r, "dir")});
+  for (const auto& h : j["hosts"]) {
+    CampaignHost ch;
+    ch.host = str(h, "host");
+    ch.outcome = outcome_from_words(str(h, "outcome"));
+    ch.status = str(h, "status");
+    ch.decided_by = str(h, "decided_by");
+    ch.criteria = strings(h, "criteria");
+    ch.evidence = str(h, "evidence");
+    ch.actions = strings(h, "actions");
+    for (auto& at : strings(h, "failed_at")) {
+      if (at == "+more") ch.failed_at_cut = true;
+      else ch.failed_at.push_back(std::move(at));
+    }
+    for (const auto& st : h.value("history", nlohmann::json::array()))
+      ch.history.push_back({str(st, "run"), outcome_from_words(str(st, "outcome")), strings(st, "criteria"), str(st, "evidence")});
+    c.hosts.push_back(std::move(ch));
+  }
+  return c;
+}
+
+Campaign campaign_of_run(const std::string& dir) {
+  const BadHosts b = read_bad_hosts(dir);
+  if (const auto cj = read_campaign_json(dir)) {
+    try {
+      return campaign_from_json(*cj);
+    } catch (const std::exception& e) {
+      throw std::runtime_error((std::filesystem::path(dir) / "campaign.json").string() + ": " + e.what());
+    }
+  }
+  Campaign c;
   c.runs.push_back({b.run_id, std::filesystem::absolute(dir).lexically_normal().string()});
   std::map<std::string, const BadHost*> bad;
   for (const auto& h : b.hosts) bad[h.host] = &h;
@@ -78,30 +106,12 @@ Campaign previous_campaign(const std::string& dir) {
   return c;
 }
 
-std::string list(const std::vector<std::string>& v, std::size_t most = 6) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size() && i < most; ++i) s += (s.empty() ? "" : ", ") + v[i];
-  if (v.size() > most) s += " and " + std::to_string(v.size() - most) + " more";
-  return s.empty() ? "none" : s;
-}
-
-}  // namespace
-
-std::optional<nlohmann::json> read_campaign_json(const std::string& dir) {
-  const auto path = std::filesystem::path(dir) / "campaign.json";
-  if (!std::filesystem::exists(path)) return std::nullopt;
-  std::ifstream in(path);
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path.string() + ": " + e.what());
-  }
-}
-
-Campaign merge_campaign(const std::string& previous_dir, const Report& now, const std::string& now_dir) {
-  Campaign c = previous_campaign(previous_dir);
+Campaign merge_campaign(Campaign previous, const Report& now) {
+  Campaign c = std::move(previous);
   const BadHosts nb = bad_hosts(now);
-  c.runs.push_back({nb.run_id, std::filesystem::absolute(now_dir).lexically_normal().string()});
+  // This run's directory is not named: wherever the directory is copied, its campaign files
+  // are the same (verify compares them byte for byte).
+  c.runs.push_back({nb.run_id, ""});
   std::map<std::string, const BadHost*> bad_now;
   for (const auto& h : nb.hosts) bad_now[h.host] = &h;
   const std::set<std::string> judged_now(nb.judged.begin(), nb.judged.end());
@@ -260,7 +270,9 @@ std::string campaign_to_markdown(const Campaign& c) {
   std::ostringstream o;
   o << "# gpuaccept re-test campaign: " << c.overall << "\n\n";
   o << "| # | run | directory |\n|---:|---|---|\n";
-  for (std::size_t i = 0; i < c.runs.size(); ++i) o << "| " << i + 1 << " | " << c.runs[i].id << " | " << c.runs[i].dir << " |\n";
+  for (std::size_t i = 0; i < c.runs.size(); ++i)
+    o << "| " << i + 1 << " | " << c.runs[i].id << " | "
+      << (c.runs[i].dir.empty() ? std::string("this directory") : c.runs[i].dir + " (when it ran)") << " |\n";
   o << "\nThis run re-tested " << list(c.retested) << " against " << list(c.partners)
     << " (hosts that had passed). Each host's outcome is that of the last run that measured it.\n\n";
   o << "| host | now | status | decided by | evidence |\n|---|---|---|---|---|\n";

@@ -14,7 +14,8 @@
 // The re-test's directory gets campaign.json and campaign.md, and its bad-hosts.txt is the
 // campaign's (the hosts still bad after every run so far, the union of judged hosts), because
 // that is what `drain`, `undrain` and the next `rerun-plan` act on; the re-test's own verdicts
-// stay in its report.json. Pure but for reading DIR.
+// stay in its report.json. Pure: what DIR said was copied into the re-test's journal when it
+// began (campaign_of_run), and nothing outside the re-test's own directory is read again.
 #pragma once
 #include <optional>
 #include <string>
@@ -62,9 +63,20 @@ struct Campaign {
 // the file when it does not parse. The one reader of the file (campaign, drain, undrain).
 std::optional<nlohmann::json> read_campaign_json(const std::string& dir);
 
-// previous_dir's bad-hosts.txt (and its campaign.json when it has one) merged with `now`, the
-// re-test judged in now_dir. Throws std::runtime_error when previous_dir cannot be read.
-Campaign merge_campaign(const std::string& previous_dir, const Report& now, const std::string& now_dir);
+// A run directory as a campaign: its campaign.json when it was a re-test itself, else one run
+// made from its bad-hosts.txt. What `run --rerun DIR` copies into its own journal (run_start's
+// rerun_of.campaign), so that the re-test's directory holds everything its campaign is made of
+// and judge and verify never read another directory. Throws std::runtime_error naming the file
+// when DIR's bad-hosts.txt or campaign.json cannot be read.
+Campaign campaign_of_run(const std::string& dir);
+// campaign_to_json read back (the previous campaign a re-test recorded); throws
+// std::runtime_error on a document that is not one.
+Campaign campaign_from_json(const nlohmann::json&);
+
+// The previous campaign (campaign_of_run of the run re-tested, as the re-test's journal
+// recorded it) merged with `now`, the re-test. This run's entry in `runs` has no directory: the
+// campaign files are the same wherever the re-test's directory is copied.
+Campaign merge_campaign(Campaign previous, const Report& now);
 nlohmann::json campaign_to_json(const Campaign&);
 std::string campaign_to_markdown(const Campaign&);
 // The campaign's hosts that are still bad, as bad-hosts.txt says them.

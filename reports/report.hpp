@@ -81,12 +81,12 @@ struct ReportFile {
   std::function<void(std::ostream&)> write;
   std::string format;                                // json, md, html, junit, prom; "" always written
 };
-// The report files of `r` for directory `dir`: report.json, report.md, report.html,
-// report.junit.xml, report.prom, bad-hosts.txt (reports/bad_hosts.hpp), and for a re-test
-// campaign.json and campaign.md (reports/campaign.hpp). The writer and `gpuaccept verify` both
-// use this list.
-std::vector<ReportFile> report_files(const Report& r, const std::string& dir);
-// Writes report_files(r, dir) into dir (each atomically: temp file + fsync + rename + fsync of
+// The report files of `r`: report.json, report.md, report.html, report.junit.xml, report.prom,
+// bad-hosts.txt (reports/bad_hosts.hpp), and for a re-test campaign.json and campaign.md
+// (reports/campaign.hpp). A function of the journal alone, never of where the directory is:
+// the writer and `gpuaccept verify` (of a copy too) both use this list.
+std::vector<ReportFile> report_files(const Report& r);
+// Writes report_files(r) into dir (each atomically: temp file + fsync + rename + fsync of
 // the directory, base/file_io.hpp), then manifest.json over every file of dir (reports/attest.hpp).
 // `choice` says which writers run; its to_stdout format goes to `out` (not to its file).
 void write_report_files(const Report&, const std::string& dir, const ReportChoice& choice = {}, std::ostream* out = nullptr);

@@ -21,7 +21,7 @@
 
 namespace ga {
 
-std::vector<ReportFile> report_files(const Report& r, const std::string& dir) {
+std::vector<ReportFile> report_files(const Report& r) {
   std::vector<ReportFile> files;
   // Streamed: the JSON and JUnit text of a large run (1.4 GiB and 350 MiB at 4096 hosts) are
   // never held whole in memory. report.md and report.html fold pairs and hosts and stay small.
@@ -35,9 +35,18 @@ std::vector<ReportFile> report_files(const Report& r, const std::string& dir) {
   // this run's own bad hosts and says why in campaign.md.
   std::optional<Campaign> campaign;
   std::string campaign_error;
-  if (r.run.contains("rerun_of") && r.run["rerun_of"].is_string()) {
+  // The previous run is what the re-test's journal copied of it when it began (run_start's
+  // rerun_of, app/run_support.cpp): nothing outside DIR is read, so a copy of DIR, the earlier
+  // run deleted, gives the same files.
+  static const nlohmann::json kNoStart = nlohmann::json::object();  // a report made without a journal
+  const nlohmann::json& start = r.journal ? r.journal->run_start : kNoStart;
+  if (const auto it = start.find("rerun_of"); it != start.end() && !it->is_null()) {
     try {
-      campaign = merge_campaign(r.run["rerun_of"].get<std::string>(), r, dir);
+      if (!it->is_object() || !it->contains("campaign"))
+        throw std::runtime_error("rerun_of is " + it->dump() +
+                                 ": written by a gpuaccept that named the earlier run's directory instead of copying "
+                                 "what it said; that directory is not read");
+      campaign = merge_campaign(campaign_from_json((*it)["campaign"]), r);
     } catch (const std::exception& e) {
       campaign_error = e.what();
     }
@@ -85,7 +94,7 @@ ReportChoice parse_report_choice(const std::string& spec) {
 void write_report_files(const Report& r, const std::string& dir, const ReportChoice& choice, std::ostream* stdout_) {
   std::filesystem::create_directories(dir);
   std::vector<ReportFile> files;
-  for (auto& f : report_files(r, dir)) {
+  for (auto& f : report_files(r)) {
     if (!f.format.empty() && !choice.formats.count(f.format)) continue;
     if (!f.format.empty() && f.format == choice.to_stdout) {
       if (stdout_) f.write(*stdout_);

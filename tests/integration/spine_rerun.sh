@@ -7,7 +7,9 @@
 #   run 2      that line on those hosts, ga-h2 repaired (no fault), ga-h3 not: campaign.json says
 #              ga-h2 cleared (the re-test's gpu.xid pass as evidence, which run it comes from),
 #              ga-h3 confirmed, ga-h1 or ga-h4 not re-tested and still passing; bad-hosts.txt
-#              lists ga-h3 alone over all 4 hosts; `gpuaccept judge run2` writes the same
+#              lists ga-h3 alone over all 4 hosts; `gpuaccept judge run2` writes the same; run 2
+#              signed and copied elsewhere, run 1 deleted, verifies (the journal recorded run 1's
+#              id, manifest digest and non-passing verdicts); run 1's bad-hosts.txt edited is refused
 #   run 3      `--rerun run2` with ga-h3 repaired: nothing left, rerun-plan run3 says so (exit 0),
 #              and ga-h3's history has all three runs
 # Args: fake libcuda, fake NVML, fake cuBLAS (built by gpu.cmake).
@@ -60,8 +62,11 @@ partner=${hosts##*,} other=ga-h1
 # The line the plan printed, on the fake hosts: the suite comes from run 1's journal.
 run run2 "$hosts" "ga-h3/gpu:0=pcie_gen_low" --rerun "$GA_TMP/run1"
 check "run 2 ran run 1's suite" test "$(jq -r 'select(.type=="run_start") | .suite.name' "$GA_TMP/run2/samples.jsonl")" = rerun-gpu-small
-check "run 2's journal names the run it re-tests" \
-  test "$(jq -r 'select(.type=="run_start") | .rerun_of' "$GA_TMP/run2/samples.jsonl")" = "$GA_TMP/run1"
+check "run 2's journal names the run it re-tests: its id and manifest digest, not only its path" \
+  test "$(jq -r 'select(.type=="run_start") | .rerun_of | "\(.run) \(.manifest_sha256) \(.dir)"' "$GA_TMP/run2/samples.jsonl")" = \
+       "$(sed -n 's/^# run: //p' "$GA_TMP/run1/bad-hosts.txt") $(sha256sum "$GA_TMP/run1/manifest.json" | cut -d' ' -f1) $GA_TMP/run1"
+check "... and copies run 1's non-passing verdicts (ga-h2, ga-h3 node faults, with failed_at)" \
+  test "$(jq -r 'select(.type=="run_start") | [.rerun_of.campaign.hosts[] | select(.outcome != "pass") | "\(.host):\(.failed_at | length > 0)"] | join(",")' "$GA_TMP/run2/samples.jsonl")" = "ga-h2:true,ga-h3:true"
 check "campaign: ga-h2 cleared ($(status run2 ga-h2))" test "$(status run2 ga-h2)" = "pass/cleared"
 check "campaign: ga-h3 confirmed ($(status run2 ga-h3))" test "$(status run2 ga-h3)" = "node fault/confirmed"
 check "campaign: the partner $partner passed again ($(status run2 "$partner"))" test "$(status run2 "$partner")" = "pass/passed"
@@ -79,6 +84,23 @@ check "campaign.md names the cleared host" grep -q "| ga-h2 | pass | cleared | $
 cp "$GA_TMP/run2/bad-hosts.txt" "$GA_TMP/bad2.txt"
 "$GA_BIN" judge "$GA_TMP/run2" >/dev/null 2>&1
 check "gpuaccept judge run2 merges the same campaign" cmp -s "$GA_TMP/bad2.txt" "$GA_TMP/run2/bad-hosts.txt"
+
+# The re-test stands alone (issue 34 item 3): signed, copied elsewhere, the run it re-tests gone.
+"$GA_BIN" keygen --out "$GA_TMP/buyer" >/dev/null 2>&1
+"$GA_BIN" sign "$GA_TMP/run2" --key "$GA_TMP/buyer.key" >/dev/null 2>&1
+check "run 2 signed" test -s "$GA_TMP/run2/signature.dsse.json"
+cp -r "$GA_TMP/run1" "$GA_TMP/run1.kept"
+cp -r "$GA_TMP/run2" "$GA_TMP/elsewhere" && rm -rf "$GA_TMP/run1"
+"$GA_BIN" verify "$GA_TMP/elsewhere" --pubkey "$GA_TMP/buyer.pub" >"$GA_TMP/elsewhere.log" 2>&1; v=$?
+check "a copy of the signed re-test, run 1 deleted, verifies: exit 1 as run 2 failed ($v: $(tail -1 "$GA_TMP/elsewhere.log"))" [ "$v" -eq 1 ]
+"$GA_BIN" judge "$GA_TMP/elsewhere" >/dev/null 2>&1
+check "... and judge of the copy writes the same campaign" cmp -s "$GA_TMP/bad2.txt" "$GA_TMP/elsewhere/bad-hosts.txt"
+mv "$GA_TMP/run1.kept" "$GA_TMP/run1"
+# A re-test acts on what its run judged: run 1's bad-hosts.txt edited (ga-h3 taken out) is refused.
+cp -r "$GA_TMP/run1" "$GA_TMP/run1.edited" && sed -i '/^ga-h3\t/d' "$GA_TMP/run1.edited/bad-hosts.txt"
+"$GA_BIN" run --rerun "$GA_TMP/run1.edited" --out "$GA_TMP/never2" >"$GA_TMP/edited.log" 2>&1; rc=$?
+check "run --rerun of a run whose bad-hosts.txt was edited: exit 2 ($rc) naming it, no run made" \
+  bash -c "[ $rc -eq 2 ] && grep -q 'run1.edited/bad-hosts.txt: not the file its run wrote' '$GA_TMP/edited.log' && [ ! -e '$GA_TMP/never2' ]"
 
 plan=$("$GA_BIN" rerun-plan "$GA_TMP/run2" --partners 1 2>&1)
 hosts=$(sed -n '/^# hostfile:/,/^#/p' <<<"$plan" | grep -v '^#' | paste -sd,)
