@@ -51,6 +51,13 @@ struct MetricDecl {
   // not one network stack (fake hosts) are independent evidence for it, so the judge compares
   // them with the cluster median although they share a boot_id (suites/judge.cpp).
   bool per_network_namespace = false;
+  // What a failure that is not the node's becomes (suites/judge.cpp): failing at every host
+  // where it was judged (two or more: a plugin or library no host loads, a setting all of them
+  // got), or where the sample's params.configured_by names the run's own setting that chose it
+  // (NCCL_IB_DISABLE=1, --mca btl tcp,self). none: neither rule applies; tool_error: a tool
+  // error (NCCL on sockets everywhere); warning: a warning naming it, never a failure (MPI
+  // over TCP in a run launched that way on purpose). Where some hosts pass, the others fail.
+  enum class NotTheNode { none, tool_error, warning } not_the_node = NotTheNode::none;
 
   // Builders for the declaration lists: {"hostmem.triad_bw", ...}.at({K::numa}).carries({"numa"}).
   MetricDecl at(std::vector<place::Kind> kinds) && {
@@ -67,6 +74,10 @@ struct MetricDecl {
   }
   MetricDecl own_network() && {
     per_network_namespace = true;
+    return std::move(*this);
+  }
+  MetricDecl when_not_the_node(NotTheNode n) && {
+    not_the_node = n;
     return std::move(*this);
   }
   bool emitted_at(place::Kind k) const;   // true when `places` is empty (not stated)

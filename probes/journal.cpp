@@ -411,10 +411,48 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
   std::vector<nlohmann::json*> stack_;
 };
 
-void parse_line(const std::string& line, ParsedLine& out, SharedParamsPool& pool) {
+// The bytes of a chained line's record without its chain: the body, then the closing brace.
+// The parser never sees the 76 bytes of the chain it has no use for (a chained journal of 4096
+// hosts is 0.27 GB larger, and lexing them was most of what the chain cost the reader); the
+// chain itself is checked from the line's text (link_line).
+class BodyThenBrace {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  BodyThenBrace(std::string_view body, std::size_t at) : body_(body), at_(at) {}
+  reference operator*() const { return at_ < body_.size() ? body_[at_] : kBrace; }
+  BodyThenBrace& operator++() {
+    ++at_;
+    return *this;
+  }
+  BodyThenBrace operator++(int) {
+    BodyThenBrace was = *this;
+    ++at_;
+    return was;
+  }
+  bool operator==(const BodyThenBrace& o) const { return at_ == o.at_; }
+  bool operator!=(const BodyThenBrace& o) const { return at_ != o.at_; }
+  static BodyThenBrace begin(std::string_view body) { return {body, 0}; }
+  static BodyThenBrace end(std::string_view body) { return {body, body.size() + 1}; }
+
+ private:
+  static constexpr char kBrace = '}';
+  std::string_view body_;
+  std::size_t at_;
+};
+
+// `body`: the line's record without its chain (split_chained), or empty for a line that is not
+// chained, which is parsed whole.
+void parse_line(const std::string& line, std::string_view body, ParsedLine& out, SharedParamsPool& pool) {
+  const bool chained = !body.empty();
   {
     SampleSax sax;
-    if (nlohmann::json::sax_parse(line, &sax) && sax.good()) {
+    const bool parsed = chained ? nlohmann::json::sax_parse(BodyThenBrace::begin(body), BodyThenBrace::end(body), &sax)
+                                : nlohmann::json::sax_parse(line, &sax);
+    if (parsed && sax.good()) {
       out.seq = sax.seq;
       out.sample = sax.take(pool);
       out.is_sample = true;
@@ -426,7 +464,8 @@ void parse_line(const std::string& line, ParsedLine& out, SharedParamsPool& pool
     }
   }
   try {
-    out.record = nlohmann::json::parse(line);
+    out.record = chained ? nlohmann::json::parse(BodyThenBrace::begin(body), BodyThenBrace::end(body))
+                         : nlohmann::json::parse(line);
   } catch (const std::exception& e) {
     out.parse_error = e.what();
     return;
@@ -476,9 +515,8 @@ constexpr std::size_t kClaimLines = 256;
 // The chain of line i checked against its body and the previous line's chain: hashing is a
 // third of reading a chained journal, so it is done here, by the parsing threads, each line
 // on its own (the previous line's chain is in its text).
-void link_line(ReadBatch& b, std::size_t i, base::Sha256& h) {
+void link_line(ReadBatch& b, std::size_t i, const std::optional<ChainedLine>& own, base::Sha256& h) {
   ParsedLine& pl = b.parsed[i];
-  const auto own = split_chained(b.lines[i]);
   if (!own) return;
   pl.chain = own->chain;
   std::optional<base::Digest> prev;
@@ -503,8 +541,9 @@ void parse_some(ReadBatch& b, SharedParamsPool& pool) {
     if (i >= b.n) return;
     for (const std::size_t end = std::min(i + kClaimLines, b.n); i < end; ++i) {
       if (b.lines[i].empty()) continue;
-      parse_line(b.lines[i], b.parsed[i], pool);
-      link_line(b, i, h);
+      const auto own = split_chained(b.lines[i]);
+      parse_line(b.lines[i], own ? own->body : std::string_view{}, b.parsed[i], pool);
+      link_line(b, i, own, h);
     }
   }
 }

@@ -243,6 +243,8 @@ class CriterionJudge {
       }
     }
     BoundResolver resolver(facts_, compared);
+    const std::size_t first = out.size();
+    const auto not_the_node = decl ? decl->decl.not_the_node : MetricDecl::NotTheNode::none;
     for (const Metric* m : compared) {
       Verdict v = evaluate(c, *m, resolver);
       v.metric_index = index_of(*m);
@@ -253,9 +255,45 @@ class CriterionJudge {
         if (it != m->params.end() && it->is_string() && !it->get<std::string>().empty())
           v.reason += ": " + it->get<std::string>();
       }
+      // The run's own configuration chose what failed (NCCL_IB_DISABLE=1 in its environment):
+      // the probe names the setting in params.configured_by, and no node is blamed for it.
+      if (v.status == VerdictStatus::fail && not_the_node != MetricDecl::NotTheNode::none) {
+        auto it = m->params.find("configured_by");
+        if (it != m->params.end() && it->is_string() && !it->get<std::string>().empty())
+          not_the_nodes(v, "chosen by this run's own " + it->get<std::string>() + ", not a node fault; ", not_the_node);
+      }
       out.push_back(std::move(v));
     }
+    if (not_the_node != MetricDecl::NotTheNode::none) settle_everywhere(out, first, not_the_node);
     if (c.required != Required::no) absent_somewhere(c, name, selected, by_expected, out);
+  }
+
+  // A failure that is not the node's (MetricDecl::NotTheNode): a tool error, or a warning
+  // that never fails the run; `why` goes before the reason.
+  static void not_the_nodes(Verdict& v, const std::string& why, MetricDecl::NotTheNode n) {
+    v.reason = why + v.reason;
+    if (n == MetricDecl::NotTheNode::tool_error) v.status = VerdictStatus::tool_error;
+    else v.severity = Severity::warning;
+  }
+
+  // A criterion on a metric that fails at every host where it was judged, two or more, with
+  // no host passing: the run's environment (a plugin none of them loads), not each node's.
+  // Where one host passes, the others are faults.
+  static void settle_everywhere(std::vector<Verdict>& out, std::size_t first, MetricDecl::NotTheNode n) {
+    std::set<std::string> failing, judged;
+    for (std::size_t i = first; i < out.size(); ++i) {
+      const Verdict& v = out[i];
+      if (v.status != VerdictStatus::pass && v.status != VerdictStatus::fail) continue;
+      const std::string host = place::host_of(v.place);
+      judged.insert(host);
+      if (v.status == VerdictStatus::fail) failing.insert(host);
+    }
+    if (judged.size() < 2 || failing.size() != judged.size()) return;
+    const std::string why = "failed on every host it was judged on (" + std::to_string(judged.size()) +
+                            "): the run's environment (a library, plugin or setting none of them has), not a node fault; ";
+    for (std::size_t i = first; i < out.size(); ++i)
+      if (out[i].status == VerdictStatus::fail && out[i].reason.rfind("chosen by this run's own", 0) != 0)
+        not_the_nodes(out[i], why, n);
   }
 
   // The rule for absent things, when no place produced the metric at all.
@@ -413,6 +451,13 @@ class CriterionJudge {
       v.reason = why;
       return v;
     };
+    // The probe took the measurement and could not tell its value (NCCL's log named no
+    // network): suspicion neither confirmed nor cleared, so inconclusive, with its words.
+    if (auto u = m.params.find("undetermined"); u != m.params.end() && u->is_string()) {
+      v.status = VerdictStatus::inconclusive;
+      v.reason = m.metric + " could not be determined: " + u->get<std::string>();
+      return v;
+    }
     if (!c.unit.empty() && m.unit != c.unit)
       return error(m.metric + " is in " + m.unit + ", the criterion expects " + c.unit);
     if (m.not_completed) {

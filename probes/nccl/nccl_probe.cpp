@@ -149,45 +149,65 @@ std::string env_or(const char* name, const char* fallback) {
 // debug output, so the probe has NCCL write INFO lines (subsystems INIT and NET) to a file per
 // rank under the run's directory and reads each communicator's part of it after its sweep. NCCL
 // reads these settings from the environment once, at its first call: they are set before the
-// library is loaded. A user's own NCCL_DEBUG_FILE is read where it is (%h and %p expanded); a
-// level below INFO leaves the transport unaudited, and says so.
+// library is loaded, for this process, whatever the user's environment said (NCCL_DEBUG=WARN,
+// a NCCL_DEBUG_FILE elsewhere): an audit the environment can switch off is no audit. The
+// user's values are recorded in the samples (user_settings) and NCCL's lines for them are in
+// the file instead.
 struct DebugLog {
-  std::string path;      // the file NCCL writes, "" when not audited
+  std::string path;           // the file NCCL writes, "" when not audited
   std::string why_not;
+  std::string user_settings;  // the user's NCCL_DEBUG* the probe replaced ("" none)
 };
 
-std::string expand_debug_file(const std::string& f) {
-  char host[256] = "";
-  gethostname(host, sizeof host - 1);
-  std::string h = host, out;
-  if (const auto dot = h.find('.'); dot != std::string::npos) h.resize(dot);  // NCCL's %h stops at the first dot
-  for (std::size_t i = 0; i < f.size(); ++i) {
-    if (f[i] == '%' && i + 1 < f.size() && f[i + 1] == 'h') out += h, ++i;
-    else if (f[i] == '%' && i + 1 < f.size() && f[i + 1] == 'p') out += std::to_string(getpid()), ++i;
-    else out += f[i];
-  }
-  return out;
+// The subsystems NCCL logs: the user's, with INIT and NET, which the audit reads.
+std::string debug_subsystems(const char* user) {
+  if (!user || !*user || user[0] == '^') return "INIT,NET";  // ^X: all but X, which may be ours
+  std::string s = user;
+  std::string upper;
+  for (char c : s) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (upper.find("ALL") != std::string::npos) return s;
+  auto has = [&](const std::string& w) { return ("," + upper + ",").find("," + w + ",") != std::string::npos; };
+  if (!has("INIT")) s += ",INIT";
+  if (!has("NET")) s += ",NET";
+  return s;
 }
 
 DebugLog setup_debug_log(const std::string& run_dir, int rank) {
-  const char* level = std::getenv("NCCL_DEBUG");
-  if (level && strcasecmp(level, "INFO") != 0 && strcasecmp(level, "TRACE") != 0)
-    return {"", std::string("transport not audited: NCCL_DEBUG=") + level + " set by the environment (the audit needs INFO)"};
-  std::string path;
-  if (const char* f = std::getenv("NCCL_DEBUG_FILE"); f && *f) {
-    path = expand_debug_file(f);
-  } else {
-    if (run_dir.empty()) return {"", "transport not audited: no run directory for NCCL's debug log"};
-    std::error_code ec;
-    const std::string dir = run_dir + "/nccl-debug";
-    std::filesystem::create_directories(dir, ec);
-    if (ec) return {"", "transport not audited: " + dir + ": " + ec.message()};
-    path = dir + "/rank" + std::to_string(rank) + ".log";
-    setenv("NCCL_DEBUG_FILE", path.c_str(), 1);
+  DebugLog d;
+  for (const char* name : {"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE"})
+    if (const char* v = std::getenv(name))
+      d.user_settings += (d.user_settings.empty() ? "" : " ") + std::string(name) + "=" + v;
+  if (run_dir.empty()) {
+    d.why_not = "no run directory for NCCL's debug log";
+    return d;
   }
-  if (!level) setenv("NCCL_DEBUG", "INFO", 1);
-  if (!std::getenv("NCCL_DEBUG_SUBSYS")) setenv("NCCL_DEBUG_SUBSYS", "INIT,NET", 1);
-  return {path, ""};
+  std::error_code ec;
+  const std::string dir = run_dir + "/nccl-debug";
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    d.why_not = dir + ": " + ec.message();
+    return d;
+  }
+  d.path = dir + "/rank" + std::to_string(rank) + ".log";
+  setenv("NCCL_DEBUG_SUBSYS", debug_subsystems(std::getenv("NCCL_DEBUG_SUBSYS")).c_str(), 1);
+  setenv("NCCL_DEBUG_FILE", d.path.c_str(), 1);
+  setenv("NCCL_DEBUG", "INFO", 1);
+  return d;
+}
+
+// The run's own NCCL settings that choose sockets over RDMA, as "NAME=VALUE" ("" none): a
+// fallback they asked for is this run's configuration, not the node's fault.
+std::string socket_chosen_by(const std::vector<std::string>& env) {
+  std::string out;
+  for (const auto& e : env) {
+    const auto eq = e.find('=');
+    const std::string name = e.substr(0, eq), value = eq == std::string::npos ? "" : e.substr(eq + 1);
+    const bool chose = (name == "NCCL_IB_DISABLE" && value != "0" && !value.empty()) ||
+                       (name == "NCCL_NET" && strcasecmp(value.c_str(), "IB") != 0 && !value.empty()) ||
+                       (name == "NCCL_NET_PLUGIN" && strcasecmp(value.c_str(), "none") == 0);
+    if (chose) out += (out.empty() ? "" : " ") + e;
+  }
+  return out;
 }
 
 std::uintmax_t file_size_or_0(const std::string& path) {
@@ -222,8 +242,10 @@ struct RankState {
   bool multicast = false;
   double nic_gbps = 0;                  // the rate of the GPU's nearest NIC (topology), 0 unknown
   DebugLog debug_log;                   // NCCL's INFO lines for the transport audit
+  std::vector<std::string> user_env;    // the NCCL_* environment before the probe set its own
   std::vector<std::string> rdma_ports;  // this host's ACTIVE RDMA ports ("mlx5_0 (InfiniBand)")
   bool rdma_ports_known = false;
+  std::string rdma_ports_error;         // why they were not read
 };
 
 class NcclProbe final : public Probe {
@@ -303,11 +325,15 @@ class NcclProbe final : public Probe {
          "plugin's name, or none (params: scope, nics, gdr_channels, net_channels, transports, nvls_channels, log)"}
             .at({K::gpu})
             .carries(keys(sweep_keys, {"log", "nics", "net_channels", "gdr_channels", "transports", "network_said",
-                                       "nvls_channels", "collnet_channels"})),
+                                       "nvls_channels", "collnet_channels", "user_settings"})),
         MetricDecl{"nccl.socket_fallback", unit::count, Better::lower,
-         "1 when a communicator across hosts ran over TCP sockets although the GPU's host has ACTIVE RDMA ports "
-         "(params: rdma_ports, nics, reason)"}
-            .at({K::gpu}).carries(keys(sweep_keys, {"network", "nics", "rdma_ports", "reason"})),
+         "1 when a communicator across hosts ran over TCP sockets although the GPU's host has ACTIVE RDMA ports, 0 "
+         "when not; text \"undetermined\" (params.undetermined says why: no debug log, a log naming no network) "
+         "where the ports are up and the network could not be told (params: rdma_ports, nics, reason, "
+         "configured_by: the run's own NCCL_IB_DISABLE/NCCL_NET that chose sockets)"}
+            .at({K::gpu})
+            .carries(keys(sweep_keys, {"network", "nics", "rdma_ports", "reason", "undetermined", "configured_by", "user_settings"}))
+            .when_not_the_node(MetricDecl::NotTheNode::tool_error),
         MetricDecl{"nccl.gdr", unit::count, Better::higher,
          "1 when a communicator over IB/RoCE used GPUDirect RDMA on some channel (via NET/IB/k/GDRDMA), 0 when none"}
             .at({K::gpu}).carries(keys(sweep_keys, {"nics", "gdr_disabled", "reason"})),
@@ -429,18 +455,23 @@ class NcclProbe final : public Probe {
 
     rail_short_ = rails_measured_ = false;
     std::vector<std::string> notes, problems;
-    // Before NCCL is loaded: it reads its debug settings once.
+    // Before NCCL is loaded: it reads its debug settings once. What the user set, first.
+    std::vector<std::string> user_env = nccl_environment();
     DebugLog debug_log = setup_debug_log(ctx.run_dir, ctx.rank);
     // Every rank finds out what it has, then all make the same collective calls.
     RankState st = prepare_rank(ctx);
     st.debug_log = std::move(debug_log);
-    if (!st.debug_log.why_not.empty() && ctx.rank == 0) notes.push_back(st.debug_log.why_not);
+    st.user_env = std::move(user_env);
+    if (!st.debug_log.why_not.empty() && ctx.rank == 0) notes.push_back("transport undetermined: " + st.debug_log.why_not);
+    if (!st.debug_log.user_settings.empty() && ctx.rank == 0)
+      notes.push_back("NCCL's debug output goes to nccl-debug/ for the transport audit; the environment's " +
+                      st.debug_log.user_settings + " was replaced for this probe");
     try {
       for (const auto& p : rdma::read_ports(ctx.sysfs_root))
         if (p.active()) st.rdma_ports.push_back(p.place_name() + " (" + p.link_layer + ")");
       st.rdma_ports_known = true;
     } catch (const std::exception& e) {
-      notes.push_back(place::host(ctx.hostname) + ": RDMA ports not read (" + e.what() + "): socket fallback not judged");
+      st.rdma_ports_error = e.what();
     }
     const auto numa = local_rank_numa(ctx.comm, ctx.rank_hosts, ctx.hostname);
     if (st.usable) pick_gpu(ctx, st, numa);
@@ -617,7 +648,7 @@ class NcclProbe final : public Probe {
   static void record_stack(ProbeContext& ctx, SampleSink& out, const RankState& st) {
     const std::string host = place::host(ctx.hostname);
     if (st.nccl && st.nccl->loaded()) out.text(host, "nccl.version", st.nccl->version(), {{"library", st.nccl->path()}});
-    const auto env = nccl_environment();
+    const auto& env = st.user_env;  // as the user set it, not the probe's debug settings
     nlohmann::json vars = nlohmann::json::object();
     std::string all;
     for (const auto& e : env) {
@@ -632,13 +663,22 @@ class NcclProbe final : public Probe {
   static void audit_transport(const ProbeContext& ctx, SampleSink& out, const RankState& st, Scope sc,
                               const nlohmann::json& sp, const std::string& gpu_place, std::uintmax_t from,
                               std::vector<std::string>& notes) {
-    if (st.debug_log.path.empty()) return;
+    const bool crosses_hosts = sc == Scope::inter_host || (sc == Scope::cluster && ctx.host_count > 1);
+    // Across hosts, where the host has ACTIVE RDMA ports, the audit always says something at
+    // this GPU: the network, or why it cannot be told (an inconclusive verdict, never a note).
+    const bool judged_here = crosses_hosts && (!st.rdma_ports_known || !st.rdma_ports.empty());
+    auto undetermined = [&](const std::string& why) {
+      notes.push_back(gpu_place + ": " + std::string(scope_name(sc)) + ": transport undetermined: " + why);
+      if (!judged_here) return;
+      nlohmann::json f = sp;
+      f["rdma_ports"] = st.rdma_ports;
+      f["undetermined"] = why;
+      if (!st.debug_log.user_settings.empty()) f["user_settings"] = st.debug_log.user_settings;
+      out.text(gpu_place, "nccl.socket_fallback", "undetermined", f);
+    };
+    if (st.debug_log.path.empty()) return undetermined(st.debug_log.why_not);
     const auto text = read_from(st.debug_log.path, from);
-    if (!text) {
-      notes.push_back(gpu_place + ": transport not audited: NCCL wrote no debug log to " + st.debug_log.path +
-                      " (NCCL_DEBUG read before the probe set it?)");
-      return;
-    }
+    if (!text) return undetermined("NCCL wrote no debug log to " + st.debug_log.path);
     const auto s = nccl_log::parse_text(*text);
     const std::string net = s.network();
     const auto nics = s.nics_used();
@@ -651,32 +691,34 @@ class NcclProbe final : public Probe {
     if (!s.network_said.empty()) p["network_said"] = s.network_said;
     if (s.nvls_channels) p["nvls_channels"] = *s.nvls_channels;
     if (s.collnet_channels) p["collnet_channels"] = *s.collnet_channels;
+    if (!st.debug_log.user_settings.empty()) p["user_settings"] = st.debug_log.user_settings;
     out.text(gpu_place, "nccl.transport", net.empty() ? "none" : net, p);
 
-    const bool crosses_hosts = sc == Scope::inter_host || (sc == Scope::cluster && ctx.host_count > 1);
     if (!crosses_hosts) return;
-    if (net.empty()) {
-      notes.push_back(gpu_place + ": " + std::string(scope_name(sc)) + ": NCCL's log (" + st.debug_log.path +
-                      ") names no network: transport not audited");
-      return;
-    }
+    if (net.empty()) return undetermined("NCCL's log (" + st.debug_log.path + ") names no network for this communicator");
     auto list = [](const std::vector<std::string>& v) {  // at most 4 named, then how many more
       std::string r;
       for (std::size_t i = 0; i < v.size() && i < 4; ++i) r += (r.empty() ? "" : ", ") + v[i];
       if (v.size() > 4) r += " and " + std::to_string(v.size() - 4) + " more";
       return r;
     };
-    if (st.rdma_ports_known) {
+    // Sockets where the ports could not be read: a fallback or all the host has, not known.
+    if (!st.rdma_ports_known && net == "Socket")
+      return undetermined("NCCL used sockets, and whether " + place::host(ctx.hostname) +
+                          " has RDMA ports up is not known (" + st.rdma_ports_error + ")");
+    {
       nlohmann::json f = sp;
       f["network"] = net;
       f["nics"] = nics;
       f["rdma_ports"] = st.rdma_ports;
       const bool fallback = net == "Socket" && !st.rdma_ports.empty();
-      if (fallback)
+      if (fallback) {
         f["reason"] = "NCCL's traffic across hosts went over TCP sockets (NET/Socket" +
                       (nics.empty() ? std::string() : " on " + list(nics)) + ") although " + place::host(ctx.hostname) +
                       " has ACTIVE RDMA ports " + list(st.rdma_ports) +
                       ": check NCCL_IB_DISABLE, NCCL_NET, NCCL_IB_HCA and the RDMA drivers (log " + st.debug_log.path + ")";
+        if (const auto chose = socket_chosen_by(st.user_env); !chose.empty()) f["configured_by"] = chose;
+      }
       out.value(gpu_place, "nccl.socket_fallback", fallback ? 1 : 0, unit::count, f);
     }
     if (net != "IB") return;

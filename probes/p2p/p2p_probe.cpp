@@ -184,8 +184,10 @@ class P2pProbe final : public Probe {
          "TCP, cm (ofi), shared memory or unknown (params: pml, btls, mtls)"}
             .at({K::host}).carries({"pml", "btls", "mtls", "ucx_loaded"}),
         MetricDecl{"p2p.mpi_tcp_with_rdma", unit::count, Better::lower,
-         "1 when MPI between the hosts ran over TCP only although the host has ACTIVE RDMA ports (params: rdma_ports, reason)"}
-            .at({K::host}).carries({"pml", "btls", "mtls", "ucx_loaded", "rdma_ports", "reason"}),
+         "1 when MPI between the hosts ran over TCP only although the host has ACTIVE RDMA ports (params: rdma_ports, "
+         "reason, configured_by: the run's own OMPI_MCA_btl/pml/mtl, which make it a warning)"}
+            .at({K::host}).carries({"pml", "btls", "mtls", "ucx_loaded", "rdma_ports", "reason", "configured_by"})
+            .when_not_the_node(MetricDecl::NotTheNode::warning),
         MetricDecl{"p2p.latency_p99", unit::seconds, Better::lower, "99th percentile one-way latency of one direction of a pair"}
             .at({K::pair}).carries(pair_keys),
         MetricDecl{"p2p.latency_max", unit::seconds, Better::lower, "the longest one-way latency of one direction of a pair"}
@@ -271,6 +273,12 @@ class P2pProbe final : public Probe {
       for (const auto& x : ports) list += (list.empty() ? "" : ", ") + x;
       p["reason"] = "Open MPI ran between the hosts over TCP (pml ob1, btl tcp) although " + host +
                     " has ACTIVE RDMA ports " + list + ": the fabric's numbers are TCP's (check --mca pml/btl, UCX)";
+      // Launched that way on purpose (mpirun --mca btl tcp,self sets OMPI_MCA_btl in every
+      // rank's environment): the judge makes it a warning naming the setting, never a failure.
+      std::string chose;
+      for (const char* name : {"OMPI_MCA_btl", "OMPI_MCA_pml", "OMPI_MCA_mtl"})
+        if (const char* v = std::getenv(name); v && *v) chose += (chose.empty() ? "" : " ") + std::string(name) + "=" + v;
+      if (!chose.empty()) p["configured_by"] = chose;
     }
     out.value(host, "p2p.mpi_tcp_with_rdma", tcp_with_rdma ? 1 : 0, unit::count, p);
   }

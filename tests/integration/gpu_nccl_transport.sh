@@ -2,7 +2,8 @@
 # The transport audit on fake hosts: the fake NCCL runs over TCP sockets and says so in its
 # INFO lines (NET/Socket, as real NCCL does when it falls back). 2 fake hosts x 2 ranks; ga-h1's
 # sysfs tree has ACTIVE RDMA ports (the Azure A100 tree of tests/data/rdma), ga-h2's has none.
-# The nccl probe has NCCL write its debug log per rank under the run directory and reads it:
+# The nccl probe has NCCL write its debug log per rank under the run directory and reads it,
+# whatever the environment's NCCL_DEBUG says (the first run has NCCL_DEBUG=WARN):
 #   ga-h1's GPUs: nccl.transport.rdma fails (sockets although RDMA ports are there), the reason
 #                 names the host, its ports and NET/Socket;
 #   ga-h2's GPUs: it passes (sockets are all that host has).
@@ -11,6 +12,8 @@
 # A second run, both hosts with RDMA ports and the fake NCCL's log saying IB
 # (GA_FAKE_NCCL_LOG_NET: the lines only, the data still go over TCP): ga-h1 with GPUDirect RDMA,
 # ga-h2 without: nccl.transport.rdma passes everywhere, nccl.transport.gdr warns at ga-h2 alone.
+# A third, both hosts with RDMA ports, the fake's log saying IB at ga-h2 and sockets at ga-h1:
+# nccl.transport.rdma fails at ga-h1 alone, a node fault.
 # Args: fake libcuda, fake NCCL (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
 fake_cuda=$1 fake_nccl=$2
@@ -43,8 +46,10 @@ YAML
 fake_up 2
 start=$SECONDS
 # shellcheck disable=SC2046
+# The user's own NCCL_DEBUG=WARN does not switch the audit off: the probe sets its own for its
+# process and records the user's.
 timeout 200 mpirun -np 4 --host ga-h1:2,ga-h2:2 $(fake_mpirun_opts) \
-  -x GPUACCEPT_CUDA_LIBRARY="$fake_cuda" -x GPUACCEPT_NCCL_LIBRARY="$fake_nccl" \
+  -x GPUACCEPT_CUDA_LIBRARY="$fake_cuda" -x GPUACCEPT_NCCL_LIBRARY="$fake_nccl" -x NCCL_DEBUG=WARN \
   "$wrap" "$GA_BIN" run --suite "$suite" --out "$GA_TMP/run" --probe-timeout 120 >"$GA_TMP/mpirun.log" 2>&1
 rc=$?
 log "mpirun exit $rc after $((SECONDS - start)) s"
@@ -59,6 +64,10 @@ done
 places_of() {  # the places where CRITERION's verdict is STATUS, distinct, sorted
   jqr "$r" "[.verdicts[] | select(.criterion==\"$1\" and .status==\"$2\") | .place] | unique | join(\" \")"
 }
+check "NCCL_DEBUG=WARN in the environment: every GPU still has its nccl.socket_fallback samples" \
+  test "$(jq -r 'select(.type=="sample" and .metric=="nccl.socket_fallback") | .place' "$j" | sort -u | tr '\n' ' ')" = "ga-h1/gpu:0 ga-h1/gpu:1 ga-h2/gpu:0 ga-h2/gpu:1 "
+check "... with the user's NCCL_DEBUG=WARN recorded" \
+  test "$(jq -r 'select(.type=="sample" and .metric=="nccl.transport") | .params.user_settings' "$j" | sort -u)" = "NCCL_DEBUG=WARN"
 check "every GPU's communicators said Socket" \
   test "$(jq -r 'select(.type=="sample" and .metric=="nccl.transport") | .text' "$j" | sort -u)" = Socket
 check "nccl.transport.rdma fails at ga-h1's GPUs alone ($(places_of nccl.transport.rdma fail))" \
@@ -80,6 +89,8 @@ check "p2p.mpi.rdma fails at ga-h1 alone ($(places_of p2p.mpi.rdma fail))" test 
 check "p2p.mpi.rdma passes at ga-h2 ($(places_of p2p.mpi.rdma pass))" test "$(places_of p2p.mpi.rdma pass)" = ga-h2
 check "p2p.mpi.rdma's verdict at ga-h1 is a warning" \
   test "$(jqr "$r" '[.verdicts[] | select(.criterion=="p2p.mpi.rdma" and .place=="ga-h1") | .severity] | first // ""')" = warning
+check "... naming the run's own --mca btl (OMPI_MCA_btl), which chose TCP" \
+  grep -q "chosen by this run's own OMPI_MCA_btl=tcp,self" <<<"$(jqr "$r" '[.verdicts[] | select(.criterion=="p2p.mpi.rdma" and .place=="ga-h1") | .reason] | first // ""')"
 
 log "IB in the log: GPUDirect RDMA on ga-h1, off on ga-h2"
 cat >"$wrap" <<SH
@@ -120,5 +131,22 @@ check "the gdr reason names the HCA NCCL disabled it for" \
   sh -c 'case "$0" in *"GPU Direct RDMA disabled for mlx5_0"*) exit 0;; *) exit 1;; esac' "$gdr_reason"
 check "the NICs used are named (rail 0: mlx5_0)" \
   test "$(jq -c 'select(.type=="sample" and .metric=="nccl.transport" and .params.scope=="inter-host" and .params.rail==0) | .params.nics' "$j" | sort -u)" = '["mlx5_0"]'
+log "both hosts with RDMA ports up, NCCL on sockets at ga-h1 alone (the fake's log says IB at ga-h2)"
+cat >"$wrap" <<SH
+#!/bin/sh
+[ "\$(hostname)" = ga-h2 ] && export GA_FAKE_NCCL_LOG_NET=IB
+GPUACCEPT_SYSFS_ROOT="$rdma" exec "\$@"
+SH
+# shellcheck disable=SC2046
+timeout 200 mpirun -np 4 --host ga-h1:2,ga-h2:2 $(fake_mpirun_opts) \
+  -x GPUACCEPT_CUDA_LIBRARY="$fake_cuda" -x GPUACCEPT_NCCL_LIBRARY="$fake_nccl" \
+  "$wrap" "$GA_BIN" run --suite "$suite" --out "$GA_TMP/run3" --probe-timeout 120 >"$GA_TMP/mpirun3.log" 2>&1
+run_output "$GA_TMP/run3"
+check "nccl.transport.rdma fails at ga-h1's GPUs alone, a node fault ($(places_of nccl.transport.rdma fail))" \
+  test "$(places_of nccl.transport.rdma fail)" = "ga-h1/gpu:0 ga-h1/gpu:1"
+check "... and passes at ga-h2's ($(places_of nccl.transport.rdma pass))" test "$(places_of nccl.transport.rdma pass)" = "ga-h2/gpu:0 ga-h2/gpu:1"
+check "... those verdicts are node faults (not the environment's: ga-h2 used RDMA)" \
+  test "$(jqr "$r" '[.verdicts[] | select(.criterion=="nccl.transport.rdma" and .outcome=="node_fault") | .place] | unique | join(" ")')" = "ga-h1/gpu:0 ga-h1/gpu:1"
+r="$GA_TMP/run2/report.json" j="$GA_TMP/run2/samples.jsonl"
 log "nic_off_switch samples: $(jq -c 'select(.type=="sample" and .metric=="nccl.nic_off_switch") | [.place, .value, .params.nearest_nics]' "$j" | sort -u | tr '\n' ' ')"
 finish
