@@ -23,7 +23,7 @@ using base::read_json_file;
 void sign_directory(const std::string& dir, const std::string& key_path) {
   const std::string mpath = (fs::path(dir) / attest::kManifest).string();
   if (!fs::exists(mpath)) throw std::runtime_error("no " + mpath + ": `gpuaccept judge " + dir + "` writes one");
-  const auto m = attest::manifest_from_json(read_json_file(mpath));
+  const auto m = attest::read_manifest(mpath);
   // Only what the manifest says is there may be signed: a directory changed since its
   // manifest is refused rather than signed as it is now.
   const auto bad = attest::check_manifest(dir, m, nullptr);
@@ -80,7 +80,7 @@ int verify_command(const VerifyOptions& o) {
       std::cout << "gpuaccept verify: TAMPERED: " << attest::kManifest << ": not a regular file (not opened)\n";
       return kExitUsage;
     }
-    const auto m = attest::manifest_from_json(read_json_file(mpath));
+    const auto m = attest::read_manifest(mpath);
     // Before anything else is opened: what the run did not write (a link to /dev/zero would
     // hang a digest; an unlisted file is not covered by anything this check proves).
     if (const auto foreign = attest::foreign_entries(dir, m); !foreign.empty()) {

@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "app/commands.hpp"
-#include "base/json_file.hpp"
 #include "probes/devices/gpu_identity.hpp"
 #include "probes/harness/process_state.hpp"
 #include "probes/vendor/gpu_libraries.hpp"
@@ -163,7 +162,7 @@ nlohmann::json rerun_record(const std::string& dir) {
   const fs::path manifest = fs::path(dir) / attest::kManifest;
   nlohmann::json digest = nullptr;
   if (fs::exists(manifest)) {
-    const attest::Manifest m = attest::manifest_from_json(base::read_json_file(manifest.string()));
+    const attest::Manifest m = attest::read_manifest(manifest.string());
     for (const char* name : {"bad-hosts.txt", "campaign.json"}) {
       const fs::path f = fs::path(dir) / name;
       const auto listed = m.files.find(name);

@@ -273,6 +273,28 @@ Manifest manifest_from_json(const nlohmann::json& j) {
   return m;
 }
 
+Manifest parse_manifest(const std::string& text, const std::string& name) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(name + ": not JSON (" + std::string(e.what()) + ")");
+  }
+  try {
+    return manifest_from_json(j);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(name + ": " + e.what());
+  }
+}
+
+Manifest read_manifest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_manifest(text.str(), path);
+}
+
 std::vector<std::string> check_manifest(const std::string& dir, const Manifest& m, std::vector<std::string>* extra) {
   std::vector<std::string> bad;
   for (const auto& [rel, want] : m.files) {

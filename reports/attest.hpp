@@ -65,6 +65,10 @@ Manifest make_manifest(const std::string& dir, const Report& report, const std::
 nlohmann::json manifest_to_json(const Manifest&);
 // Throws std::runtime_error on a document that is not a manifest.
 Manifest manifest_from_json(const nlohmann::json&);
+// manifest.json's text, or the file at `path`: errors name it ("PATH: not JSON (...)", "PATH:
+// not a gpuaccept manifest ..."). What verify, sign and run --rerun read (and fuzz.manifest).
+Manifest parse_manifest(const std::string& text, const std::string& name);
+Manifest read_manifest(const std::string& path);
 
 // What in `dir` differs from the manifest: one line per file ("samples.jsonl: sha256 differs
 // from the manifest", "report.md: listed in the manifest, missing"; a listed path that is a

@@ -72,6 +72,20 @@ Campaign campaign_from_json(const nlohmann::json& j) {
   return c;
 }
 
+Campaign parse_campaign(const std::string& text, const std::string& name) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(name + ": " + e.what());
+  }
+  try {
+    return campaign_from_json(j);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(name + ": " + e.what());
+  }
+}
+
 Campaign campaign_of_run(const std::string& dir) {
   const BadHosts b = read_bad_hosts(dir);
   if (const auto cj = read_campaign_json(dir)) {

@@ -72,6 +72,9 @@ Campaign campaign_of_run(const std::string& dir);
 // campaign_to_json read back (the previous campaign a re-test recorded); throws
 // std::runtime_error on a document that is not one.
 Campaign campaign_from_json(const nlohmann::json&);
+// campaign.json's text as a campaign; errors name `name` (the one parser of the file's text,
+// fuzzed as fuzz.campaign).
+Campaign parse_campaign(const std::string& text, const std::string& name);
 
 // The previous campaign (campaign_of_run of the run re-tested, as the re-test's journal
 // recorded it) merged with `now`, the re-test. This run's entry in `runs` has no directory: the
