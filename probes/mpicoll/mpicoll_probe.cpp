@@ -6,6 +6,7 @@
 
 #include "base/units.hpp"
 #include "probes/harness/sweep.hpp"
+#include "probes/devices/transport_maps.hpp"
 #include "probes/mpicoll/mpi_coll_backend.hpp"
 #include "probes/probe.hpp"
 #include "topology/place.hpp"
@@ -61,6 +62,9 @@ class MpiCollProbe final : public Probe {
         MetricDecl{"mpi-coll.wrong", unit::count, Better::lower, "output elements of a line that differ from the expected, all ranks"}
             .at({K::cluster}).carries(line_keys),
     };
+    // MPI's own transport on each host (probes/devices/transport_maps.hpp): collectives across
+    // hosts over TCP where RDMA ports are up measure TCP.
+    for (auto& m : mpi::mpi_transport_metrics(i.name)) i.metrics.push_back(std::move(m));
     i.params = param_decls();
     return i;
   }
@@ -110,6 +114,7 @@ class MpiCollProbe final : public Probe {
     cfg.progress = ctx.progress;
 
 #ifdef GA_WITH_MPI
+    if (ctx.local_rank == 0 && ctx.host_count > 1) mpi::record_mpi_transport(ctx, out, "mpi-coll");
     auto backend = mpicoll::make_mpi_backend(ctx.comm.native(), corrupt);
     const auto res = sweep::run_sweep(ctx.comm, *backend, cfg, &out);
     if (!res.error.empty()) return Outcome::failed("mpi-coll: " + res.error);

@@ -24,7 +24,7 @@
 #include "probes/harness/topology_conf.hpp"
 #include "probes/p2p/latency_stats.hpp"
 #include "probes/p2p/p2p_params.hpp"
-#include "probes/p2p/transport_maps.hpp"
+#include "probes/devices/transport_maps.hpp"
 #include "probes/devices/port_inventory.hpp"
 #include "probes/p2p/pair_exchange.hpp"
 #include "probes/p2p/retest_plan.hpp"
@@ -179,15 +179,6 @@ class P2pProbe final : public Probe {
     i.metrics = {
         MetricDecl{"p2p.latency_p50", unit::seconds, Better::lower, "median one-way latency of one direction of a pair"}
             .at({K::pair}).carries(pair_keys),
-        MetricDecl{"p2p.mpi_transport", unit::text, Better::none,
-         "the transport Open MPI chose on the host, from the components mapped after MPI_Init: UCX, RDMA (openib ...), "
-         "TCP, cm (ofi), shared memory or unknown (params: pml, btls, mtls)"}
-            .at({K::host}).carries({"pml", "btls", "mtls", "ucx_loaded"}),
-        MetricDecl{"p2p.mpi_tcp_with_rdma", unit::count, Better::lower,
-         "1 when MPI between the hosts ran over TCP only although the host has ACTIVE RDMA ports (params: rdma_ports, "
-         "reason, configured_by: the run's own OMPI_MCA_btl/pml/mtl, which make it a warning)"}
-            .at({K::host}).carries({"pml", "btls", "mtls", "ucx_loaded", "rdma_ports", "reason", "configured_by"})
-            .when_not_the_node(MetricDecl::NotTheNode::warning),
         MetricDecl{"p2p.latency_p99", unit::seconds, Better::lower, "99th percentile one-way latency of one direction of a pair"}
             .at({K::pair}).carries(pair_keys),
         MetricDecl{"p2p.latency_max", unit::seconds, Better::lower, "the longest one-way latency of one direction of a pair"}
@@ -247,40 +238,9 @@ class P2pProbe final : public Probe {
          "the link between two leaf groups: its best pair against what the two ends explain (at LEAF:A~LEAF:B)"}
             .at({K::pair}).carries({"basis", "size", "path", "rail"}),
     };
+    for (auto& m : mpi::mpi_transport_metrics(i.name)) i.metrics.push_back(std::move(m));
     i.params = p2p::p2p_param_decls();
     return i;
-  }
-
-  // Which transport MPI itself chose (transport_maps.hpp), per host: a fabric measured over TCP
-  // on hosts with RDMA ports measures the wrong thing, and says so.
-  static void record_mpi_transport(const ProbeContext& ctx, SampleSink& out) {
-    const auto t = p2p::mpi_transport_from_maps(p2p::read_self_maps());
-    const std::string host = place::host(ctx.hostname);
-    nlohmann::json p = {{"pml", t.pml}, {"btls", t.btls}, {"mtls", t.mtls}, {"ucx_loaded", t.ucx_loaded}};
-    out.text(host, "p2p.mpi_transport", t.summary(), p);
-    if (!t.known()) return;
-    std::vector<std::string> ports;
-    try {
-      for (const auto& port : rdma::read_ports(ctx.sysfs_root))
-        if (port.active()) ports.push_back(port.place_name());
-    } catch (const std::exception&) {
-      return;  // no port list, nothing to hold the transport against
-    }
-    const bool tcp_with_rdma = t.tcp_only() && !ports.empty();
-    p["rdma_ports"] = ports;
-    if (tcp_with_rdma) {
-      std::string list;
-      for (const auto& x : ports) list += (list.empty() ? "" : ", ") + x;
-      p["reason"] = "Open MPI ran between the hosts over TCP (pml ob1, btl tcp) although " + host +
-                    " has ACTIVE RDMA ports " + list + ": the fabric's numbers are TCP's (check --mca pml/btl, UCX)";
-      // Launched that way on purpose (mpirun --mca btl tcp,self sets OMPI_MCA_btl in every
-      // rank's environment): the judge makes it a warning naming the setting, never a failure.
-      std::string chose;
-      for (const char* name : {"OMPI_MCA_btl", "OMPI_MCA_pml", "OMPI_MCA_mtl"})
-        if (const char* v = std::getenv(name); v && *v) chose += (chose.empty() ? "" : " ") + std::string(name) + "=" + v;
-      if (!chose.empty()) p["configured_by"] = chose;
-    }
-    out.value(host, "p2p.mpi_tcp_with_rdma", tcp_with_rdma ? 1 : 0, unit::count, p);
   }
 
   std::optional<ParamProblem> check_config(const nlohmann::json& params) const override {
@@ -297,7 +257,7 @@ class P2pProbe final : public Probe {
     const pairs::PairPlan plan(ctx.rank_hosts, prm.schedule);
     if (plan.inter_rounds() == 0 && plan.intra_rounds() == 0)
       return Outcome::skipped("one host with one rank: no pair to measure");
-    if (ctx.local_rank == 0 && plan.inter_rounds() > 0) record_mpi_transport(ctx, out);
+    if (ctx.local_rank == 0 && plan.inter_rounds() > 0) mpi::record_mpi_transport(ctx, out, "p2p");
     const Endpoints ep(ctx.rank_hosts, prm.schedule);
     const auto measures = prm.measurements();
     const bool adaptive = static_cast<int>(plan.hosts().size()) >= prm.adaptive_min_hosts;

@@ -39,6 +39,8 @@ description: the nccl and p2p probes, short, for the transport audit on fake hos
 probes:
   - name: p2p
     params: {measure_s: 0.05, limit_s: 2}
+  - name: mpi-coll
+    params: {min_bytes: 8, max_bytes: 64, step_factor: 8, iters: 2, warmup_iters: 1}
   - name: nccl
     params: {min_bytes: 1024, max_bytes: 4096, step_factor: 4, warmup_iters: 1, max_iters: 1, scopes: [inter-host, cluster]}
 YAML
@@ -89,6 +91,9 @@ check "p2p.mpi.rdma fails at ga-h1 alone ($(places_of p2p.mpi.rdma fail))" test 
 check "p2p.mpi.rdma passes at ga-h2 ($(places_of p2p.mpi.rdma pass))" test "$(places_of p2p.mpi.rdma pass)" = ga-h2
 check "p2p.mpi.rdma's verdict at ga-h1 is a warning" \
   test "$(jqr "$r" '[.verdicts[] | select(.criterion=="p2p.mpi.rdma" and .place=="ga-h1") | .severity] | first // ""')" = warning
+check "mpi-coll says the same: mpi-coll.mpi.rdma fails at ga-h1 alone, a warning ($(places_of mpi-coll.mpi.rdma fail))" \
+  bash -c "[ '$(places_of mpi-coll.mpi.rdma fail)' = ga-h1 ] && [ '$(places_of mpi-coll.mpi.rdma pass)' = ga-h2 ] &&
+           [ \"\$0\" = warning ]" "$(jqr "$r" '[.verdicts[] | select(.criterion=="mpi-coll.mpi.rdma" and .place=="ga-h1") | .severity] | first // ""')"
 check "... naming the run's own --mca btl (OMPI_MCA_btl), which chose TCP" \
   grep -q "chosen by this run's own OMPI_MCA_btl=tcp,self" <<<"$(jqr "$r" '[.verdicts[] | select(.criterion=="p2p.mpi.rdma" and .place=="ga-h1") | .reason] | first // ""')"
 
@@ -98,7 +103,7 @@ cat >"$wrap" <<SH
 net=IB; [ "\$(hostname)" = ga-h2 ] && net=IB-nogdr
 GA_FAKE_NCCL_LOG_NET="\$net" GPUACCEPT_SYSFS_ROOT="$rdma" exec "\$@"
 SH
-sed -i '/name: p2p/,+1d' "$suite"
+sed -i '/name: p2p/,+1d; /name: mpi-coll/,+1d' "$suite"
 # shellcheck disable=SC2046
 timeout 200 mpirun -np 4 --host ga-h1:2,ga-h2:2 $(fake_mpirun_opts) \
   -x GPUACCEPT_CUDA_LIBRARY="$fake_cuda" -x GPUACCEPT_NCCL_LIBRARY="$fake_nccl" \

@@ -1,12 +1,12 @@
-// Open MPI's chosen transport from /proc/self/maps (probes/p2p/transport_maps.hpp). The maps
+// Open MPI's chosen transport from /proc/self/maps (probes/devices/transport_maps.hpp). The maps
 // lines are of the shape Linux writes; the component names are Open MPI 4.1's (Debian 12's
 // /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/), as mapped after MPI_Init here: ob1 with
 // self, sm, tcp, vader by default, ob1 with self and tcp under --mca btl tcp,self.
 #include <gtest/gtest.h>
 
-#include "probes/p2p/transport_maps.hpp"
+#include "probes/devices/transport_maps.hpp"
 
-namespace ga::p2p {
+namespace ga::mpi {
 namespace {
 
 std::string maps(const std::vector<std::string>& libs) {
@@ -56,4 +56,4 @@ TEST(MpiTransport, ThisProcessMapsAreReadable) {
 }
 
 }  // namespace
-}  // namespace ga::p2p
+}  // namespace ga::mpi

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace ga::p2p {
+#include "probes/probe.hpp"
+
+namespace ga::mpi {
 
 struct MpiTransport {
   std::string pml;                  // "ob1", "ucx", "cm"; "" unknown
@@ -27,4 +29,14 @@ MpiTransport mpi_transport_from_maps(const std::string& proc_maps_text);
 // /proc/self/maps of this process ("" when unreadable).
 std::string read_self_maps();
 
-}  // namespace ga::p2p
+// What the probes that measure over MPI (p2p, mpi-coll) say of MPI's own transport on a host,
+// each under its own name: PROBE.mpi_transport (text: the summary, params pml, btls, mtls) and
+// PROBE.mpi_tcp_with_rdma (1 where MPI between the hosts ran over TCP only although the host
+// has ACTIVE RDMA ports: the fabric's numbers are TCP's, a node fault there; params.configured_by
+// names the run's own OMPI_MCA_btl/pml/mtl that chose it, and the judge makes that a warning,
+// as it does TCP on every host judged: MetricDecl::NotTheNode::warning). One rank per host
+// calls record_mpi_transport, after MPI_Init; only a run across hosts has anything to say.
+std::vector<MetricDecl> mpi_transport_metrics(const std::string& probe);
+void record_mpi_transport(const ProbeContext& ctx, SampleSink& out, const std::string& probe);
+
+}  // namespace ga::mpi
