@@ -4,6 +4,7 @@
 #include "app/commands.hpp"
 #include "app/run_support.hpp"
 #include "probes/probe.hpp"
+#include "reports/attest.hpp"
 #include "reports/bad_hosts.hpp"
 #include "reports/report.hpp"
 #include "suites/criteria.hpp"
@@ -42,7 +43,26 @@ JudgeResult judge_directory(const std::string& dir, const std::string& criteria_
                             const std::string& out_dir, const std::string& report_spec,
                             const std::string& criteria_profile) {
   const ReportChoice choice = parse_report_choice(report_spec);
-  auto journal = read_journal((std::filesystem::path(dir) / "samples.jsonl").string());
+  // The chain the run's manifest recorded, if DIR has one: a journal whose last lines were
+  // removed still reads whole (a killed run ends anywhere), and only that chain shows it.
+  const std::string journal_path = (std::filesystem::path(dir) / "samples.jsonl").string();
+  const std::string manifest_path = (std::filesystem::path(dir) / attest::kManifest).string();
+  std::string recorded_chain;
+  if (std::filesystem::is_regular_file(std::filesystem::symlink_status(manifest_path))) {
+    try {
+      recorded_chain = attest::read_manifest(manifest_path).journal_chain;
+    } catch (const std::exception& e) {
+      std::cerr << "gpuaccept judge: note: " << e.what() << ": the journal's end is not checked against it\n";
+    }
+  }
+  auto journal = read_journal(journal_path, recorded_chain);
+  if (!recorded_chain.empty() && !journal.chain_head.empty() && !journal.line_of_chain)
+    throw JournalError(journal_path, journal.lines,
+                       "the journal ends here, and no record of it has the chain " + manifest_path +
+                           " recorded: records were removed from its end after the run wrote it");
+  if (journal.line_of_chain && *journal.line_of_chain < journal.lines)
+    std::cerr << "gpuaccept judge: note: " << journal_path << ": the records after line " << *journal.line_of_chain
+              << " came after " << manifest_path << " was written (a late survivor's record, or added since)\n";
   if (journal.chain_head.empty())
     std::cerr << "gpuaccept judge: note: " << (std::filesystem::path(dir) / "samples.jsonl").string()
               << " is a journal of schema " << journal.schema_version

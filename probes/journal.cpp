@@ -700,9 +700,14 @@ namespace {
 // "seq" checked by OrderCheck.
 class ChainCheck {
  public:
-  explicit ChainCheck(const std::string& name) : name_(name) {}
+  ChainCheck(const std::string& name, const std::string& find_hex) : name_(name) {
+    base::Digest d;
+    if (!find_hex.empty() && base::digest_from_hex(find_hex, d)) wanted_ = d;
+  }
   bool chained() const { return state_ == State::chained; }
   const base::Digest& head() const { return head_; }
+  std::optional<int> found() const { return found_; }
+  int last_line() const { return last_line_; }
 
   void record(const ParsedLine& pl) {
     if (state_ == State::unknown) {
@@ -741,6 +746,7 @@ class ChainCheck {
     last_seq_ = want;
     last_line_ = pl.lineno;
     head_ = pl.chain;
+    if (wanted_ && pl.chain == *wanted_) found_ = pl.lineno;
   }
 
  private:
@@ -751,6 +757,8 @@ class ChainCheck {
   long long last_seq_ = 0;
   int last_line_ = 0;
   base::Digest head_{};
+  std::optional<base::Digest> wanted_;
+  std::optional<int> found_;
 };
 
 }  // namespace
@@ -791,10 +799,10 @@ constexpr std::uint64_t kSmallSampleLine = 128;
 
 }  // namespace
 
-JournalData parse_journal(std::istream& in, const std::string& name) {
+JournalData parse_journal(std::istream& in, const std::string& name, const std::string& find_chain) {
   JournalData d;
   OrderCheck order(name);
-  ChainCheck chain(name);
+  ChainCheck chain(name, find_chain);
   // Room for as many samples as the stream could hold, reserved once: growing by doubling
   // moved every sample again at each step, 3 of the reader's 15 s at 4096 hosts. Reserved
   // memory that is never written is never made resident (the slots are faulted in a batch at a
@@ -896,15 +904,19 @@ JournalData parse_journal(std::istream& in, const std::string& name) {
   }
   if (d.run_start.empty()) throw JournalError(name, 1, "no run_start record: not a gpuaccept journal");
   d.schema_version = d.run_start.value("schema_version", 0);
-  if (chain.chained()) d.chain_head = base::to_hex(chain.head());
+  if (chain.chained()) {
+    d.chain_head = base::to_hex(chain.head());
+    d.lines = chain.last_line();
+    d.line_of_chain = chain.found();
+  }
   return d;
 }
 
 
-JournalData read_journal(const std::string& path) {
+JournalData read_journal(const std::string& path, const std::string& find_chain) {
   std::ifstream in(path);
   if (!in) throw JournalError(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  return parse_journal(in, path);
+  return parse_journal(in, path, find_chain);
 }
 
 }  // namespace ga

@@ -100,6 +100,8 @@ struct JournalData {
   std::string end_time;
   int schema_version = 0;               // of its run_start
   std::string chain_head;               // the last record's chain (hex); "" before schema 2
+  int lines = 0;                        // the lines read (a torn last one not counted)
+  std::optional<int> line_of_chain;     // the line whose chain is the one asked for, if any
 };
 
 struct JournalError : std::runtime_error {
@@ -110,8 +112,10 @@ struct JournalError : std::runtime_error {
   std::string reason;  // what() without "FILE:LINE: "
 };
 
-JournalData read_journal(const std::string& path);               // throws JournalError
-JournalData parse_journal(std::istream& in, const std::string& name);
+// `find_chain` (hex, optional): a chain to look for, manifest.json's journal_chain; the line
+// whose chain it is goes to JournalData::line_of_chain.
+JournalData read_journal(const std::string& path, const std::string& find_chain = "");  // throws JournalError
+JournalData parse_journal(std::istream& in, const std::string& name, const std::string& find_chain = "");
 
 // Appends records to samples.jsonl, each with its "seq" and "chain" (probes/journal_chain.hpp).
 // RAII over the file descriptor. Records are held until flush() (or until 8 MiB are held) and

@@ -2,9 +2,9 @@
 # A journal that shows every edit (issue 34 item 1), under mpirun -np 2 here: a finished run's
 # samples.jsonl with one sample line stripped of its seq or chain, doubled, deleted, swapped
 # with the next, or one value edited: `judge` and `verify --unsigned` exit 2 naming the line
-# where the file departs from what was written. Its last line deleted: judge reads a run cut
-# short (exit 3, not a pass), verify exit 2 on the manifest's journal_chain. A line with seq
-# 10^15: exit 2 in under a second and under 200 MiB.
+# where the file departs from what was written. Its last line deleted: judge and verify exit 2
+# on the manifest's journal_chain (without a manifest, judge reads a run cut short: exit 3). A
+# line with seq 10^15: exit 2 in under a second and under 200 MiB.
 source "$(dirname "$0")/lib.sh"
 run="$GA_TMP/run"
 ga_mpirun 2 --suite quick --out "$run" >"$GA_TMP/run.log" 2>&1; rc=$?
@@ -45,8 +45,7 @@ edit swapped "$n" 'l[n], l[n + 1] = l[n + 1], l[n]'
 edit one-value "$n" 'l[n] = re.sub(r"(\"value\":[0-9]*)([0-9])", lambda m: m.group(1) + str((int(m.group(2)) + 1) % 10), l[n], count=1)'
 edit first-line 1 'l[0] = l[0].replace("\"quick\"", "\"quack\"", 1)'
 
-# The last line deleted: nothing inside the file shows it; the run reads as cut short, and the
-# manifest's chain names it.
+# The last line deleted: nothing inside the file shows it; the manifest's chain does.
 # (verify first: judge DIR writes a new manifest of what it judged, which is why only a signature
 # tells a run's own directory from one edited and judged again.)
 cp -r "$run" "$GA_TMP/truncated" && sed -i '$d' "$GA_TMP/truncated/samples.jsonl"
@@ -54,7 +53,12 @@ cp -r "$run" "$GA_TMP/truncated" && sed -i '$d' "$GA_TMP/truncated/samples.jsonl
 check "the last line deleted: verify exits 2 ($v) on the manifest's journal_chain" \
   bash -c "[ $v -eq 2 ] && grep -q \"is not the manifest's journal_chain\" '$GA_TMP/truncated.verify.log'"
 "$GA_BIN" judge "$GA_TMP/truncated" >"$GA_TMP/truncated.judge.log" 2>&1; j=$?
-check "the last line deleted: judge reads a run cut short, exit 3 ($j), not a pass" [ "$j" -eq 3 ]
+check "the last line deleted: judge exits 2 ($j) naming the line the journal now ends at, against the manifest's chain" \
+  bash -c "[ $j -eq 2 ] && grep -q 'samples.jsonl:$((total - 1)): the journal ends here, and no record of it has the chain' '$GA_TMP/truncated.judge.log'"
+# Without a manifest nothing tells it from a killed run's journal: cut short, exit 3, not a pass.
+mkdir -p "$GA_TMP/cut" && cp "$GA_TMP/truncated/samples.jsonl" "$GA_TMP/cut/"
+"$GA_BIN" judge "$GA_TMP/cut" >"$GA_TMP/cut.judge.log" 2>&1; j=$?
+check "the same journal alone (no manifest): judge reads a run cut short, exit 3 ($j)" [ "$j" -eq 3 ]
 
 # One hostile line: seq 10^15 is refused before anything is sized from it.
 cp -r "$run" "$GA_TMP/huge"
