@@ -15,4 +15,12 @@ nlohmann::json read_json_file(const std::string& path) {
   }
 }
 
+nlohmann::json parse_json_text(const std::string& text, const std::string& name) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(name + ": not JSON (" + std::string(e.what()) + ")");
+  }
+}
+
 }  // namespace ga::base

@@ -8,5 +8,7 @@
 namespace ga::base {
 
 nlohmann::json read_json_file(const std::string& path);  // throws std::runtime_error
+// `text` as one JSON document; "NAME: not JSON (...)" when it is not.
+nlohmann::json parse_json_text(const std::string& text, const std::string& name);
 
 }  // namespace ga::base

@@ -18,6 +18,7 @@
 
 #include "base/both.hpp"
 #include "base/file_io.hpp"
+#include "base/json_file.hpp"
 #include "base/sha256.hpp"
 #include "topology/place.hpp"
 #include "topology/topology.hpp"
@@ -274,12 +275,7 @@ Manifest manifest_from_json(const nlohmann::json& j) {
 }
 
 Manifest parse_manifest(const std::string& text, const std::string& name) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(name + ": not JSON (" + std::string(e.what()) + ")");
-  }
+  const nlohmann::json j = base::parse_json_text(text, name);
   try {
     return manifest_from_json(j);
   } catch (const std::exception& e) {

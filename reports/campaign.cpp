@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/json_file.hpp"
 #include "base/natural_order.hpp"
 #include "topology/place.hpp"
 
@@ -73,12 +74,7 @@ Campaign campaign_from_json(const nlohmann::json& j) {
 }
 
 Campaign parse_campaign(const std::string& text, const std::string& name) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(name + ": " + e.what());
-  }
+  const nlohmann::json j = base::parse_json_text(text, name);
   try {
     return campaign_from_json(j);
   } catch (const std::exception& e) {
