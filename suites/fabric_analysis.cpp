@@ -318,13 +318,29 @@ void analyze_inter(const Group& g, Out& out) {
   // The typical pair of the cluster: the better middle of the endpoints' typical pairs.
   auto typical_ref = [&](const Bests& b) { return reference_of(g, b.typ_any, b.typ_out, b.typ_in); };
   const double typ_first = typical_ref(first), typ_all = typical_ref(all);
+  // A latency is a round trip: the ping-pong that one end starts and the one the other end
+  // starts cross the same wire both ways and differ only in which process keeps the time, so
+  // a link's latency is judged on both together, one place with direction "both" (as a host's
+  // is on its best pair either way). Judged apart, one rank that the scheduler kept waiting
+  // ~2 ms in both passes made a healthy link a confirmed fault (4 fake hosts with one busy
+  // core: an extra link named in 4 of 5 runs); a slow wire is slow in both round trips.
+  const bool round_trip = lat(g);
   for (const auto& [sd, pr] : g.directed) {
     const auto& [s, d] = sd;
+    std::vector<FabricObservation> both_ways;
+    const std::vector<FabricObservation>* obs = &pr.obs;
+    if (round_trip)
+      if (auto rev = g.directed.find({d, s}); s != d && rev != g.directed.end()) {
+        if (d < s) continue;  // judged with its reverse, under the pair's first name
+        both_ways = pr.obs;
+        both_ways.insert(both_ways.end(), rev->second.obs.begin(), rev->second.obs.end());
+        obs = &both_ways;
+      }
     // The best-explained completed measurement; none when nothing completed that its ends
     // do not already explain.
     Ratio residual;
     double expected_used = 0;
-    for (const auto& o : pr.obs) {
+    for (const auto& o : *obs) {
       const Bests& b = o.pass_label == "1" ? first : all;
       auto at = [](const std::map<std::string, double>& m, const std::string& e, double def) {
         auto it = m.find(e);
@@ -353,8 +369,8 @@ void analyze_inter(const Group& g, Out& out) {
     }
     FabricEvidence ev = evidence(g, ref);
     ev.expected = expected_used;
-    ev.observations = pr.obs;
-    out.add(g, g.prefix + ".link_slowdown", pr.place, s + "->" + d, residual, std::move(ev));
+    ev.observations = *obs;
+    out.add(g, g.prefix + ".link_slowdown", pr.place, round_trip ? "both" : s + "->" + d, residual, std::move(ev));
   }
 }
 
@@ -576,7 +592,7 @@ void explain_one(const FabricAnalysis& a, Verdict& v) {
   }
   const std::string basis_label = ev.basis == "latency_p99" ? "latency tail, p99" : ev.basis;
   const auto& dir = v.params.contains("direction") ? v.params["direction"].get<std::string>() : "";
-  std::string what = link ? "suspect link " + v.place + " (" + dir + ", " + ev.basis + ")"
+  std::string what = link ? "suspect link " + v.place + " (" + (dir == "both" ? "both ways" : dir) + ", " + ev.basis + ")"
                           : kind == "intra_slowdown" ? "suspect path inside host " + place::host_of(v.place)
                                                              : "suspect " + v.place + " (" + basis_label +
                                                                    (dir == "both" ? "" : dir == "out" ? ", sending" : ", receiving") + ")";

@@ -160,6 +160,29 @@ TEST(FabricAnalysis, SlowLinkBetweenHealthyHostsIsTheLinkOnly) {
   EXPECT_NE(v->reason.find("sure: high"), std::string::npos) << v->reason;
 }
 
+// A latency is a round trip: one end's ping-pong slow in both passes while the other end's,
+// over the same wire, is not, is that end's process kept waiting (CI under load: 2 ms on one
+// direction of a healthy pair), not the link.
+TEST(FabricAnalysis, OneRoundTripSlowAloneIsNotTheLink) {
+  Matrix m;
+  m.lat = [](int s, int d, int) { return s == 3 && d == 2 ? 60.0 : 1.0; };  // h4 -> h3 only
+  m.retests = {{2, 3}};
+  auto j = judge_builtin(m);
+  EXPECT_TRUE(failing(j).empty()) << *failing(j).begin();
+}
+
+TEST(FabricAnalysis, LatencySlowBothWaysIsTheLink) {
+  Matrix m;
+  m.lat = [](int s, int d, int) { return (s == 1 && d == 2) || (s == 2 && d == 1) ? 20.0 : 1.0; };
+  m.retests = {{1, 2}};
+  auto j = judge_builtin(m);
+  EXPECT_EQ(failing(j), std::set<std::string>{"h2~h3"});
+  const Verdict* v = failing_at(j, "h2~h3");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->reason.find("suspect link h2~h3 (both ways, latency)"), std::string::npos) << v->reason;
+  EXPECT_NE(v->reason.find("sure: high"), std::string::npos) << v->reason;
+}
+
 TEST(FabricAnalysis, TwoBadHostsOfFourAreBothNamed) {
   Matrix m;
   m.bw = [](int s, int, int) { return s == 0 || s == 3 ? 0.1 : 1.0; };
