@@ -71,7 +71,8 @@ struct PairCount {
   Sized sized;
 };
 
-struct Group {
+// Named apart from fabric_analysis.cpp's Group: the fuzz tree's unity build compiles both together.
+struct EventGroup {
   std::string path, rail;
   std::map<std::pair<std::string, std::string>, PairCount> pairs;  // {a, b}, a < b
 };
@@ -135,7 +136,7 @@ std::string sizing_in_words(const Sized& z) {
 
 void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a) {
   // (metric, place, params without the metric) -> value: the two counts of one measurement.
-  std::map<std::string, Group> groups;
+  std::map<std::string, EventGroup> groups;
   std::map<std::string, TailStanding> inside;  // tail_key -> the counts of a pair inside a host
   // Sized measurements, by place|direction|pass|path|rail, and what they ran (p2p.exchanges).
   std::map<std::string, Sized> sized;
@@ -193,7 +194,9 @@ void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a)
     a.tails[k] = t;
   }
   const auto counters = tcp_counters_in_words(by_name);
-  for (auto& [gk, g] : groups) {
+  // Not a structured binding: the lambdas below capture g, which clang 14 (the fuzz build) refuses.
+  for (auto& group : groups) {
+    auto& g = group.second;
     std::set<std::string> ends;
     for (const auto& [k, pc] : g.pairs) ends.insert(pc.a), ends.insert(pc.b);
     const int tests = static_cast<int>(ends.size() + g.pairs.size());

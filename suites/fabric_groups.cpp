@@ -24,7 +24,9 @@ struct Set {
 
 bool lat(const Set& s) { return s.basis == "latency"; }
 
-double better_median(std::vector<double> v, bool lower_is_better) {
+// Not better_median: fabric_analysis.cpp has one that keeps what did not complete, and the fuzz
+// tree's unity build (tests/fuzz/run-fuzz.sh) puts both files in one translation unit.
+double better_median_completed(std::vector<double> v, bool lower_is_better) {
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x) || x <= 0; }), v.end());
   if (v.empty()) return NAN;
   if (lower_is_better) std::sort(v.begin(), v.end());
@@ -126,7 +128,7 @@ GroupAnalysis analyze_groups(const base::ByName<Metric>& by_name) {
     for (const auto& [e, v] : lower ? any_w : out_w) bests.push_back(v);
     if (!lower)
       for (const auto& [e, v] : in_w) bests.push_back(v);
-    const double ref_w = better_median(bests, lower), ref_x = better_median(cross_values, lower);
+    const double ref_w = better_median_completed(bests, lower), ref_x = better_median_completed(cross_values, lower);
     if (!(ref_x > 0) || !std::isfinite(ref_x)) continue;
     auto at = [](const std::map<std::string, double>& w, const std::map<std::string, double>& all, const std::string& e) {
       auto it = w.find(e);

@@ -12,6 +12,7 @@
 # functions); "-O1 -g" for long local runs (several times the inputs per second, file:line in
 # stacks).
 #   tests/fuzz/run-fuzz.sh --replay BIN TARGET   # one pass over seeds and regressions (gcc build)
+#   tests/fuzz/run-fuzz.sh --seeds TARGET        # the seed files of TARGET
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 targets=(journal criteria suite hwloc_xml nccl_xml nvidia_smi)
@@ -22,7 +23,7 @@ more_targets=(bad_hosts campaign manifest dsse switch_map)
 # The seed corpus of each target: the fixtures it was written to read.
 seeds_of() {
   case $1 in
-    journal) ls "$src"/tests/data/rejudge/*/samples.jsonl "$src"/tests/data/suites/*.jsonl ;;
+    journal) ls "$src"/tests/data/rejudge/*/samples.jsonl "$src"/tests/data/suites/*.jsonl "$src"/tests/fuzz/seeds/journal/*.jsonl ;;
     criteria) ls "$src"/suites/data/criteria-*.yaml "$src"/tests/data/*/criteria-*.yaml ;;
     suite) ls "$src"/suites/data/suite-*.yaml "$src"/tests/data/*/suite-*.yaml ;;
     hwloc_xml) ls "$src"/tests/data/recorded/hwloc/*.xml ;;
@@ -32,6 +33,9 @@ seeds_of() {
     *) echo "run-fuzz.sh: unknown target $1 (${targets[*]} ${more_targets[*]})" >&2; return 2 ;;
   esac
 }
+
+# The seed files of TARGET, one per line (tests/fuzz/make-dicts.py reads them).
+if [ "${1:-}" = "--seeds" ]; then seeds_of "$2"; exit; fi
 
 if [ "${1:-}" = "--replay" ]; then
   # The gcc build's check: every seed and every regression input goes through the target's body
@@ -94,12 +98,15 @@ for t in "${targets[@]}"; do
   rm -f "$seeds"/*
   seeds_of "$t" | while read -r f; do cp "$f" "$seeds/"; done
   dirs=("$work" "$seeds")
+  # The format's keys and keywords (tests/fuzz/make-dicts.py): spelt whole, not found byte by byte.
+  dict=()
+  [ -f "$src/tests/fuzz/dicts/$t.dict" ] && dict=(-dict="$src/tests/fuzz/dicts/$t.dict")
   [ -d "$src/tests/fuzz/regressions/$t" ] && dirs+=("$src/tests/fuzz/regressions/$t")
   # -timeout: one input taking seconds is a finding (exponential parsing), not patience;
   # -rss_limit_mb: so is one that takes gigabytes.
   s=$(date +%s)
   "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
-    -artifact_prefix="$art" -print_final_stats=1 "${extra[@]}" "${dirs[@]}" >"$build/fuzz_$t.log" 2>&1
+    -artifact_prefix="$art" -print_final_stats=1 "${dict[@]}" "${extra[@]}" "${dirs[@]}" >"$build/fuzz_$t.log" 2>&1
   rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/fuzz_$t.log" | grep -o '[0-9]*$')
   if [ $rc -ne 0 ]; then
