@@ -16,8 +16,8 @@ namespace ga::app {
 
 namespace {
 
-constexpr std::array<const char*, 12> kCommands = {"run",    "health", "judge",   "verify",    "keygen", "sign",
-                                                   "topo",   "list",   "launch",  "drain",     "undrain", "rerun-plan"};
+constexpr std::array<const char*, 13> kCommands = {"run",    "health", "judge",   "verify",    "keygen", "sign",   "topo",
+                                                   "list",   "launch", "drain",   "undrain",   "rerun-plan", "show"};
 
 bool is_command(const std::string& word) {
   return std::any_of(kCommands.begin(), kCommands.end(), [&](const char* c) { return word == c; });
@@ -351,6 +351,16 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       ->check(CLI::PositiveNumber);
   rerun->footer("Runs nothing. exit codes: 0 nothing to re-test, 1 a plan printed, 2 bad usage or no bad-hosts.txt");
 
+  CLI::App* show = app.add_subcommand(
+      "show", "Every verdict and sample of one place, the places under it (NUMA nodes, GPUs, NICs, rails) and its links");
+  show->add_option("DIR", cl.show.dir, "The run directory")->type_name("")->required();
+  show->add_option("PLACE", cl.show.place, "A host, HOST/gpu:N, HOST/numa:N, HOST/nic:NAME, A~B or cluster")
+      ->type_name("")
+      ->required();
+  show->add_flag("--json", cl.show.json, "JSON instead of tables: {\"verdicts\": [...], \"samples\": [...]}");
+  show->footer("Reads report.json and samples.jsonl, writes nothing. exit codes: 0 printed, 2 bad usage, no report.json,\n"
+               "or PLACE not in the run (the nearest names are listed)");
+
   // After the subcommands, which copy the help flag and the footer from here when created.
   app.set_help_flag("-h,--help", "Print this help and exit (also: gpuaccept help [COMMAND])");
   app.set_version_flag("--version", [] { return version_text(); },
@@ -359,7 +369,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
 
   // Unknown options and extra arguments stay in the subcommand's remaining(), so the message
   // can say which command did not take them.
-  for (CLI::App* s : {run, health, judge, verify, keygen, sign, topo, list, launch, drain, undrain, rerun}) s->allow_extras();
+  for (CLI::App* s : {run, health, judge, verify, keygen, sign, topo, list, launch, drain, undrain, rerun, show}) s->allow_extras();
   CLI::App* sub = command.empty() ? nullptr : app.get_subcommand(command);
 
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
@@ -380,6 +390,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     if (sub == drain) return usage_error(command, "drain needs the run directory: gpuaccept drain DIR [--apply]");
     if (sub == undrain) return usage_error(command, "undrain needs the run directory: gpuaccept undrain DIR [--apply]");
     if (sub == rerun) return usage_error(command, "rerun-plan needs the run directory: gpuaccept rerun-plan DIR");
+    if (sub == show) return usage_error(command, "show needs the run directory and a place: gpuaccept show DIR PLACE [--json]");
     return usage_error(command, message_of(e, sub));
   } catch (const CLI::ParseError& e) {
     return usage_error(command, message_of(e, sub));
@@ -408,6 +419,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   else if (sub == drain) cl.action = CommandLine::Action::drain;
   else if (sub == undrain) cl.action = CommandLine::Action::undrain;
   else if (sub == rerun) cl.action = CommandLine::Action::rerun_plan;
+  else if (sub == show) cl.action = CommandLine::Action::show;
   else cl.action = CommandLine::Action::list;
   return cl;
 }

@@ -9,7 +9,7 @@
 namespace ga::app {
 
 struct CommandLine {
-  enum class Action { run, health, judge, verify, keygen, sign, topo, list, launch, drain, undrain, rerun_plan, help, version, usage_error };
+  enum class Action { run, health, judge, verify, keygen, sign, topo, list, launch, drain, undrain, rerun_plan, show, help, version, usage_error };
   Action action = Action::run;
   RunOptions run;       // run.argv: argv as given, for the report
   HealthOptions health;
@@ -23,6 +23,7 @@ struct CommandLine {
   DrainOptions drain;
   UndrainOptions undrain;
   RerunPlanOptions rerun_plan;
+  ShowOptions show;
   // help: the help text for stdout. usage_error: "gpuaccept: MESSAGE\nrun 'gpuaccept ... --help'\n"
   // for stderr.
   std::string text;

@@ -120,6 +120,13 @@ struct LaunchOptions {
   std::vector<std::string> run_args;    // after "--": gpuaccept run's options
 };
 
+// gpuaccept show DIR PLACE: every verdict and sample of PLACE, the places under it and its links.
+struct ShowOptions {
+  std::string dir;
+  std::string place;
+  bool json = false;                    // --json: {"verdicts": [...], "samples": [...]}
+};
+
 struct RerunPlanOptions {
   std::string dir;
   int partners = 2;                     // hosts that passed, as known-good partners
@@ -141,6 +148,8 @@ int launch_command(const LaunchOptions&);
 int drain_command(const DrainOptions&);
 int undrain_command(const UndrainOptions&);
 int judge_command(const JudgeOptions&);
+// 0 printed, 2 bad usage, no report.json, or PLACE is not in the run (the nearest names said).
+int show_command(const ShowOptions&);
 // 0 the directory is what its run wrote and passes, 1 it fails (the contract, or the recorded
 // criteria), 2 tampered, unreadable or the signature invalid (each file named).
 int verify_command(const VerifyOptions&);

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     case CommandLine::Action::drain: return drain_command(cl.drain);
     case CommandLine::Action::undrain: return undrain_command(cl.undrain);
     case CommandLine::Action::rerun_plan: return rerun_plan_command(cl.rerun_plan);
+    case CommandLine::Action::show: return show_command(cl.show);
   }
   return ga::kExitUsage;
 }

@@ -39,6 +39,20 @@ check "default suite, 8 x 2 clean: exit 0 (got $rc; failing: $(failing_places "$
 check "default suite: hosts on one kernel are not compared (skipped, with that reason)" \
   grep -q "shares one kernel" <(jq -r '.verdicts[] | select(.criterion == "hostmem.triad.uniform") | .reason' \
                                   "$GA_TMP/default/report.json")
+# gpuaccept show (issue 36 item 4): one host's whole story from a default run, its NUMA nodes'
+# hostmem verdicts among the rest, and a place the run does not have is exit 2 with names.
+"$GA_BIN" show "$GA_TMP/default" ga-h3 >"$GA_TMP/show.txt" 2>&1
+check "show ga-h3: exit 0, the host's hostmem verdicts at its NUMA nodes" \
+  grep -qE "^pass\*? +ga-h3/numa:[0-9]+ +hostmem\.triad" "$GA_TMP/show.txt"
+check "show ga-h3: its links' p2p verdicts too, and no other host's own" \
+  sh -c "grep -qE ' ga-h[0-9]~ga-h3 | ga-h3~ga-h[0-9] ' '$GA_TMP/show.txt' && ! grep -qE '^[a-z_*]+ +ga-h[124-8](/| )' '$GA_TMP/show.txt'"
+"$GA_BIN" show "$GA_TMP/default" --json ga-h3/numa:0 >"$GA_TMP/show.json" 2>&1
+check "show --json ga-h3/numa:0: only that NUMA node, verdicts and samples" \
+  [ "$(jq -r '[.verdicts[].place, .samples[].place] | unique | join(",")' "$GA_TMP/show.json")" = ga-h3/numa:0 ]
+"$GA_BIN" show "$GA_TMP/default" nohost 2>"$GA_TMP/show.err" >/dev/null
+rc_show=$?
+check "show nohost: exit 2 (got $rc_show), naming the nearest places" \
+  sh -c "[ $rc_show = 2 ] && grep -q 'no place nohost in .*; nearest: ' '$GA_TMP/show.err'"
 t2=$(date +%s)
 
 # expect_alone NAME RC PLACE: the run failed on a node fault at PLACE, confirmed, and nothing else.
