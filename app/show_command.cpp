@@ -13,6 +13,7 @@
 #include "app/commands.hpp"
 #include "base/json_file.hpp"
 #include "base/quantity.hpp"
+#include "base/text.hpp"
 #include "probes/journal.hpp"
 #include "topology/place.hpp"
 
@@ -27,22 +28,6 @@ bool under(const Place& q, const Place& p) {
   if (q.kind == Place::Kind::pair) return under(q.first(), p) || under(q.second(), p);
   if (q == p) return true;
   return p.kind == Place::Kind::host && q.kind != Place::Kind::cluster && q.host == p.host;
-}
-
-// Levenshtein distance, for "did you mean": places are short, the run's hosts a few thousand.
-std::size_t distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string value_text(const nlohmann::json& v) {
@@ -111,7 +96,7 @@ int show_command(const ShowOptions& o) {
       }
       names.erase("");
       std::vector<std::pair<std::size_t, std::string>> near;
-      for (const auto& n : names) near.emplace_back(distance(o.place, n), n);
+      for (const auto& n : names) near.emplace_back(base::edit_distance(o.place, n), n);
       std::sort(near.begin(), near.end());
       std::string list;
       for (std::size_t i = 0; i < near.size() && i < 5; ++i) list += (i ? ", " : "") + near[i].second;

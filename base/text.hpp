@@ -2,6 +2,7 @@
 // topology loaders' error lines) and the formatter (base/quantity.hpp: the judge's reasons, the
 // report's tables). Locale-free, so that a re-judged run reproduces its report byte for byte.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <sstream>
@@ -11,6 +12,22 @@
 namespace ga::base {
 
 // Whitespace-separated words of a line.
+// Levenshtein distance, for "did you mean" among short names (metric ids, places).
+inline std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
 inline std::vector<std::string> split_words(const std::string& line) {
   std::istringstream in(line);
   std::vector<std::string> out;

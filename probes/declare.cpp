@@ -1,5 +1,7 @@
 #include "probes/declare.hpp"
 
+#include "base/text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -133,30 +135,10 @@ bool MetricCatalogue::covers_glob(const std::string& glob) const {
   return false;
 }
 
-namespace {
-
-// Levenshtein distance, small strings only (metric ids).
-std::size_t edits(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
 std::vector<std::string> MetricCatalogue::near(const std::string& id) const {
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& d : all_) {
-    const std::size_t e = edits(id, d.decl.id);
+    const std::size_t e = base::edit_distance(id, d.decl.id);
     if (e <= std::max<std::size_t>(2, id.size() / 5)) scored.emplace_back(e, d.decl.id);
   }
   std::sort(scored.begin(), scored.end());
