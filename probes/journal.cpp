@@ -16,9 +16,11 @@
 #include <iterator>
 #include <map>
 #include <string_view>
+#include <utility>
 
 #include "base/both.hpp"
 #include "base/file_io.hpp"
+#include "base/json_file.hpp"
 #include "base/prefault.hpp"
 #include "base/sha256.hpp"
 #include "probes/journal_chain.hpp"
@@ -31,7 +33,7 @@ namespace {
 std::vector<RankRef> rank_refs(const nlohmann::json& a) {
   std::vector<RankRef> out;
   if (!a.is_array()) return out;
-  for (const auto& r : a) out.push_back({r.value("rank", -1), r.value("host", "")});
+  for (const auto& r : a) out.push_back({base::integer_or(r, "rank", -1), r.value("host", "")});
   return out;
 }
 
@@ -68,8 +70,8 @@ Sample sample_from_record(nlohmann::json&& r, SharedParamsPool& pool) {
   s.probe = probe == &absent ? s.metric.substr(0, s.metric.find('.')) : std::move(*probe);
   if (unit != &absent) s.unit = std::move(*unit);
   if (auto p = r.find("params"); p != r.end()) s.params = pool.intern(std::move(*p));
-  s.rank = r.value("rank", 0);
-  s.iter = r.value("iter", 0);
+  s.rank = base::integer_or(r, "rank", 0);
+  s.iter = base::integer_or(r, "iter", 0);
   return s;
 }
 
@@ -170,15 +172,15 @@ void read_record(JournalData& d, nlohmann::json&& r, const std::string& name, in
   try {
     const std::string type = r.at("type").get<std::string>();
     if (type == "run_start") {
-      int v = r.value("schema_version", 0);
+      int v = base::integer_or(r, "schema_version", 0);
       if (v != kJournalSchemaVersion && v != kJournalSchemaBeforeChain)
         throw JournalError(name, lineno, "journal schema_version " + std::to_string(v) + ", expected " +
                                              std::to_string(kJournalSchemaVersion) + " (or " +
                                              std::to_string(kJournalSchemaBeforeChain) + ", before the chain)");
       d.run_start = r;
       for (const auto& rk : r.value("ranks", nlohmann::json::array()))
-        d.ranks.push_back({rk.value("rank", 0), rk.value("host", ""), rk.value("local_rank", 0),
-                           rk.value("pid", 0L), rk.value("boot_id", "")});
+        d.ranks.push_back({base::integer_or(rk, "rank", 0), rk.value("host", ""), base::integer_or(rk, "local_rank", 0),
+                           base::integer_or(rk, "pid", 0L), rk.value("boot_id", "")});
       if (r.contains("criteria") && r["criteria"].is_object()) {
         d.criteria_source = r["criteria"].value("source", "");
         d.criteria_text = r["criteria"].value("text", "");
@@ -201,7 +203,7 @@ void read_record(JournalData& d, nlohmann::json&& r, const std::string& name, in
       if (!p) throw JournalError(name, lineno, "outcome for probe \"" + probe + "\" before its probe_begin");
       auto st = probe_status_from_string(r.value("status", ""));
       if (!st) throw JournalError(name, lineno, "unknown outcome status \"" + r.value("status", "") + "\"");
-      p->outcomes.push_back({r.value("rank", 0), r.value("host", ""), *st, r.value("reason", "")});
+      p->outcomes.push_back({base::integer_or(r, "rank", 0), r.value("host", ""), *st, r.value("reason", "")});
     } else if (type == "probe_end") {
       const auto probe = r.at("probe").get<std::string>();
       ProbeRecord* p = find_open_probe(d, probe);
@@ -215,10 +217,10 @@ void read_record(JournalData& d, nlohmann::json&& r, const std::string& name, in
       inc.reason = r.value("reason", "");
       inc.missing_ranks = rank_refs(r.value("missing_ranks", nlohmann::json::array()));
       inc.waiting_ranks = rank_refs(r.value("waiting_ranks", nlohmann::json::array()));
-      inc.detected_by = r.value("detected_by", -1);
+      inc.detected_by = base::integer_or(r, "detected_by", -1);
       d.incomplete.push_back(std::move(inc));
     } else if (type == "signal") {
-      d.signals.push_back({r.value("rank", 0), r.value("host", ""), r.value("signal", ""),
+      d.signals.push_back({base::integer_or(r, "rank", 0), r.value("host", ""), r.value("signal", ""),
                            r.value("probe", ""), r.value("time", "")});
     } else if (type == "run_end") {
       d.run_ended = true;
@@ -386,8 +388,13 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
         break;
       case Field::rank:
       case Field::iter:
-        if constexpr (is_int) (field_ == Field::rank ? s.rank : s.iter) = static_cast<int>(v);
-        else odd_ = true;
+        // A whole number an int holds; anything else goes to the DOM reader, whose error names it.
+        if constexpr (is_int) {
+          if (std::in_range<int>(v)) (field_ == Field::rank ? s.rank : s.iter) = static_cast<int>(v);
+          else odd_ = true;
+        } else {
+          odd_ = true;
+        }
         break;
       case Field::params:
         if constexpr (!is_null) odd_ = true;
@@ -907,7 +914,7 @@ JournalData parse_journal(std::istream& in, const std::string& name, const std::
     to_take = parsed->n > 0;
   }
   if (d.run_start.empty()) throw JournalError(name, 1, "no run_start record: not a gpuaccept journal");
-  d.schema_version = d.run_start.value("schema_version", 0);
+  d.schema_version = base::integer_or(d.run_start, "schema_version", 0);
   if (chain.chained()) {
     d.chain_head = base::to_hex(chain.head());
     d.lines = chain.last_line();

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "base/json_file.hpp"
 #include "base/units.hpp"
 
 namespace ga {
@@ -53,8 +54,8 @@ Sample sample_from_json(const nlohmann::json& j) {
   if (j.contains("text") && !j["text"].is_null()) s.text = j["text"].get<std::string>();
   if (!s.value && !s.text) throw std::runtime_error("sample has neither \"value\" nor \"text\"");
   if (j.contains("params")) s.params = j["params"];
-  s.rank = j.value("rank", 0);
-  s.iter = j.value("iter", 0);
+  s.rank = base::integer_or(j, "rank", 0);
+  s.iter = base::integer_or(j, "iter", 0);
   return s;
 }
 

@@ -53,8 +53,8 @@ TEST(JournalRead, SamplesOfEveryShapeReadAsSampleFromJsonReadsThem) {
       R"({"iter":3,"metric":"p2p.bw","params":{"size":4194304,"test":"bandwidth"},"place":"n1~n2","probe":"p2p","rank":1,"type":"sample","unit":"B/s","value":9.5e9})",
       // an integer value, no probe (it is the metric's prefix), no unit, no params
       R"({"metric":"gpu.count","place":"n1","rank":0,"type":"sample","value":8})",
-      // text, value null, an unsigned rank, nested params with arrays and objects
-      R"({"metric":"inventory.kernel","params":{"a":[1,{"b":2},[3]],"c":{"d":"e"},"f":null,"g":true},"place":"n1","probe":"inventory","rank":4000000000,"text":"6.1.0","type":"sample","unit":"text","value":null})",
+      // text, value null, an unsigned rank (one past an int is an error: BadSamplesAre...), nested params with arrays and objects
+      R"({"metric":"inventory.kernel","params":{"a":[1,{"b":2},[3]],"c":{"d":"e"},"f":null,"g":true},"place":"n1","probe":"inventory","rank":4000,"text":"6.1.0","type":"sample","unit":"text","value":null})",
       // keys in another order, an unknown key holding an object and an array
       R"({"type":"sample","extra":{"x":[1,2,{"y":3}]},"more":[{"z":1}],"place":"n1/gpu:0","metric":"gpu.hbm_bw","unit":"B/s","value":-1.25,"iter":0})",
       // both value and text, params empty, a negative integer value
@@ -87,6 +87,12 @@ TEST(JournalRead, BadSamplesAreErrorsNamingTheirLine) {
       {R"({"metric":"m.a","place":"n1","type":"sample","value":"fast"})", "sample \"value\" is not a number"},
       {R"({"metric":"m.a","place":"n1","type":"sample"})", "sample has neither \"value\" nor \"text\""},
       {R"({"metric":"m.a","place":7,"type":"sample","value":1})", "type must be string"},
+      // fuzz_journal: a rank no int holds was a float-to-int cast out of range (undefined
+      // behaviour); tests/fuzz/regressions/journal/sample-rank-out-of-range.jsonl.
+      {R"({"metric":"m.a","place":"n1","rank":8.8e115,"type":"sample","value":1})", "\"rank\" is 8.8e+115, not a whole number"},
+      {R"({"metric":"m.a","place":"n1","rank":4294967296,"type":"sample","value":1})", "\"rank\" is 4294967296, not a whole number"},
+      {R"({"iter":-1e300,"metric":"m.a","place":"n1","type":"sample","value":1})", "\"iter\" is -1e+300"},
+      {R"({"iter":2.5,"metric":"m.a","place":"n1","type":"sample","value":1})", "\"iter\" is 2.5"},
   };
   for (const auto& c : cases) {
     // The bad line is line 3 (run_start is 1, a good sample 2), and not the last line.
