@@ -95,7 +95,9 @@ void check_hosts(const BadHosts& b, const std::string& dir, const std::set<std::
 }
 
 // DIR/report.json's verdicts on the given hosts (a link's for both ends), read with the rest
-// of the file dropped as it is parsed: a 4096-host report is read without holding it.
+// of the file dropped as it is parsed: a 4096-host report is read without holding it. A folded
+// report (past suites/judge.hpp's kFoldPassingAbove hosts) counts its passes per criterion and
+// host in "passing": each such count on a given host is one passing verdict at the host here.
 std::vector<nlohmann::json> verdicts_on(const std::string& dir, const std::set<std::string>& hosts) {
   const auto path = (std::filesystem::path(dir) / "report.json").string();
   std::ifstream in(path);
@@ -104,11 +106,11 @@ std::vector<nlohmann::json> verdicts_on(const std::string& dir, const std::set<s
   auto keep = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& j) -> bool {
     if (ev == nlohmann::json::parse_event_t::key && depth == 1) {
       top = j.get<std::string>();
-      return top == "verdicts";
+      return top == "verdicts" || top == "passing";
     }
     if (ev == nlohmann::json::parse_event_t::object_end && depth == 2 && top == "verdicts") {
       if (!j.contains("place") || !j["place"].is_string()) return false;
-      for (const auto& h : hosts_of_place(j["place"].get<std::string>()))
+      for (const auto& h : place::hosts_of(j["place"].get<std::string>()))
         if (hosts.count(h)) return true;
       return false;
     }
@@ -123,6 +125,15 @@ std::vector<nlohmann::json> verdicts_on(const std::string& dir, const std::set<s
   std::vector<nlohmann::json> out;
   if (r.contains("verdicts") && r["verdicts"].is_array())
     for (auto& v : r["verdicts"]) out.push_back(std::move(v));
+  if (r.contains("passing") && r["passing"].is_array())
+    for (const auto& f : r["passing"]) {
+      if (!f.is_object() || !f.contains("criterion") || !f["criterion"].is_string() || !f.contains("hosts") ||
+          !f["hosts"].is_array())
+        continue;
+      for (const auto& h : f["hosts"])
+        if (h.is_object() && h.contains("host") && h["host"].is_string() && hosts.count(h["host"].get<std::string>()))
+          out.push_back({{"criterion", f["criterion"]}, {"place", h["host"]}, {"status", "pass"}, {"outcome", "none"}});
+    }
   return out;
 }
 
@@ -242,7 +253,7 @@ int undrain_command(const UndrainOptions& o) {
         bool passed = false, failed = false;
         for (const auto& v : verdicts) {
           if (v.value("criterion", "") != crit) continue;
-          const auto hs = hosts_of_place(v.value("place", ""));
+          const auto hs = place::hosts_of(v.value("place", ""));
           if (std::find(hs.begin(), hs.end(), node) == hs.end()) continue;
           if (v.value("status", "") == "pass") passed = true;
           else if (v.value("outcome", "none") != "none") failed = true;

@@ -78,6 +78,20 @@ int show_command(const ShowOptions& o) {
         places.insert(place);
         if (under(Place::parse(place), want)) verdicts.push_back(v);
       }
+    // A folded report (past 256 hosts, docs/report-format.md) counts its passes per criterion
+    // and host: those of this place's host, at this place's kind (all kinds for a host).
+    const std::string want_host = place::host_of(want);
+    const std::string want_kind = place::to_string(want.kind);
+    nlohmann::json folded = nlohmann::json::array();
+    if (report.contains("passing") && report["passing"].is_array() && !want_host.empty())
+      for (const auto& f : report["passing"]) {
+        if (!f.is_object() || !f.contains("hosts") || !f["hosts"].is_array()) continue;
+        if (want.kind != Place::Kind::host && str(f, "kind") != want_kind) continue;
+        for (const auto& h : f["hosts"])
+          if (h.is_object() && str(h, "host") == want_host)
+            folded.push_back({{"criterion", str(f, "criterion")}, {"kind", str(f, "kind")}, {"host", want_host},
+                              {"places", base::integer_or(h, "places", 0LL)}, {"worst_margin", h.value("worst_margin", nlohmann::json())}});
+      }
     std::vector<const Sample*> samples;
     JournalData journal;
     if (fs::is_regular_file(journal_path)) {
@@ -114,6 +128,7 @@ int show_command(const ShowOptions& o) {
     });
     if (o.json) {
       nlohmann::json out = {{"dir", o.dir}, {"place", o.place}, {"verdicts", verdicts}, {"samples", nlohmann::json::array()}};
+      if (!folded.empty()) out["folded_passes"] = folded;
       for (const Sample* s : samples) out["samples"].push_back(to_json(*s));
       std::cout << out.dump(2) << "\n";
       return kExitPass;
@@ -128,6 +143,15 @@ int show_command(const ShowOptions& o) {
       const std::string outcome = str(v, "outcome") == "none" ? str(v, "status") : str(v, "outcome");
       std::cout << cell(outcome + (str(v, "severity") == "warning" ? "*" : ""), 14) << cell(str(v, "place"), 28)
                 << cell(str(v, "criterion"), 36) << cell(value_text(v), 16) << str(v, "reason") << "\n";
+    }
+    if (!folded.empty()) {
+      std::cout << "\npassing verdicts counted, not listed (report.json folds past 256 hosts):\n";
+      for (const auto& f : folded) {
+        const auto& m = f["worst_margin"];
+        std::cout << "  " << str(f, "criterion") << ": " << f["places"].get<long long>() << " " << str(f, "kind")
+                  << " place(s) on " << str(f, "host") << " passed"
+                  << (m.is_number() ? ", worst margin " + base::format_number(m.get<double>()) : std::string()) << "\n";
+      }
     }
     std::cout << "(* a warning: it does not fail the run)\n\nsamples:\n"
               << cell("place", 28) << cell("metric", 36) << cell("value", 16) << cell("rank", 5) << "params\n";

@@ -56,15 +56,6 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 }  // namespace
 
-std::vector<std::string> hosts_of_place(const std::string& place) {
-  if (auto h = place::host_of(place); !h.empty()) return {h};
-  std::vector<std::string> out;
-  if (auto ends = place::split_pair(place))
-    for (const auto& e : {ends->first, ends->second})
-      if (auto h = place::host_of(e); !h.empty() && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
-  return out;
-}
-
 OutcomeClass outcome_from_words(const std::string& w) {
   if (w == "node fault") return OutcomeClass::node_fault;
   if (w == "tool error") return OutcomeClass::tool_error;
@@ -131,7 +122,7 @@ BadHosts bad_hosts(const Report& r) {
     // report.md and the summary, never here, where an operator drains from (issue 32).
     if (v.severity != Severity::error || v.outcome() == OutcomeClass::none || v.outcome() == OutcomeClass::tool_error)
       continue;
-    for (const auto& h : hosts_of_place(v.place))
+    for (const auto& h : place::hosts_of(v.place))
       note(h, v.outcome(), v.criterion, v.place, v.criterion + " at " + v.place + ": " + v.reason, &v.params);
   }
   if (j.incomplete)

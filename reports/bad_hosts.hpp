@@ -67,7 +67,5 @@ bool plain_node_name(const std::string& name);
 // "node fault", "tool error", "inconclusive" ("pass" for none), and back (anything else: none).
 const char* outcome_words(OutcomeClass);
 OutcomeClass outcome_from_words(const std::string&);
-// The hosts a verdict at `place` is about: its own, or both ends of a link between two hosts.
-std::vector<std::string> hosts_of_place(const std::string& place);
 
 }  // namespace ga

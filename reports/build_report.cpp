@@ -391,6 +391,11 @@ Report build_report(const JournalData& journal, const Judgement& judgement) {
     else
       targets.front()->verdicts.push_back(&v);
   }
+  for (const auto& f : judgement.passing) {
+    if (f.kind == place::to_string(place::Kind::pair) || f.kind == place::to_string(place::Kind::cluster)) continue;
+    for (const auto& h : f.hosts)
+      if (auto it = section_index.find(h.host); it != section_index.end()) r.hosts[it->second].folded_passes += h.places;
+  }
   return r;
 }
 

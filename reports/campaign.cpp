@@ -157,7 +157,7 @@ Campaign merge_campaign(Campaign previous, const Report& now) {
         if (c == "run.complete" && !now.judgement->incomplete) continue;
         const bool somewhere = std::any_of(now.judgement->verdicts.begin(), now.judgement->verdicts.end(), [&](const Verdict& v) {
           if (v.status != VerdictStatus::pass || v.criterion != c) return false;
-          const auto hs = hosts_of_place(v.place);
+          const auto hs = place::hosts_of(v.place);
           return std::find(hs.begin(), hs.end(), h.host) != hs.end();
         });
         if (!somewhere) add(c + "@" + h.host);
@@ -172,7 +172,7 @@ Campaign merge_campaign(Campaign previous, const Report& now) {
     for (const auto& v : now.judgement->verdicts) {
       if (v.status != VerdictStatus::pass || std::find(criteria.begin(), criteria.end(), v.criterion) == criteria.end())
         continue;
-      const auto hs = hosts_of_place(v.place);
+      const auto hs = place::hosts_of(v.place);
       if (std::find(hs.begin(), hs.end(), host) == hs.end()) continue;
       // The place the earlier evidence names first: that is the one the operator asks about.
       const bool named = before.find(v.criterion + " at " + v.place + ":") != std::string::npos;

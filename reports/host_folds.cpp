@@ -25,7 +25,7 @@ bool all_pass(const HostSection& s) {
     if (v->status != VerdictStatus::pass) return false;
     ++n;
   }
-  return n > 0;  // a host nothing was judged on is shown, not hidden in a fold
+  return n + s.folded_passes > 0;  // a host nothing was judged on is shown, not hidden in a fold
 }
 
 // The topology with the host's name taken out: equal strings, equal topologies.
@@ -113,7 +113,7 @@ FoldCounts fold_counts(const Report& r, const Folds& f, std::size_t leader) {
     const HostSection& s = r.hosts[i];
     c.rows += s.rows.size();
     for (const auto& row : s.rows) c.verdicts += row.verdicts.size();
-    c.verdicts += s.other_verdicts.size();
+    c.verdicts += s.other_verdicts.size() + s.folded_passes;
     c.ranks.insert(c.ranks.end(), s.ranks.begin(), s.ranks.end());
   }
   std::sort(c.ranks.begin(), c.ranks.end());

@@ -33,6 +33,9 @@ struct HostSection {
   std::vector<int> ranks;
   std::vector<PlacedMetric> rows;
   std::vector<const Verdict*> other_verdicts;  // verdicts here not tied to one row (metric missing, or ambiguous)
+  // A folded judgement's passing verdicts at this host and its NUMA nodes, GPUs, NICs and
+  // rails (Judgement::passing), which no row lists.
+  std::size_t folded_passes = 0;
 };
 
 struct Report {
@@ -54,7 +57,8 @@ std::string report_to_markdown(const Report&);
 // One self-contained page: inline CSS and SVG (the cluster on its topology, coloured by the
 // verdicts), nothing fetched, readable without script.
 std::string report_to_html(const Report&);
-// JUnit XML for CI dashboards: a testsuite per probe, a testcase per verdict.
+// JUnit XML for CI dashboards: a testsuite per probe, a testcase per criterion, kind of place
+// and outcome, its places inside it (reports/report_junit.cpp).
 std::string report_to_junit(const Report&);
 // The same document streamed: a large run's XML is never held whole in memory.
 void write_report_junit(const Report&, std::ostream&);

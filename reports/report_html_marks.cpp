@@ -66,6 +66,15 @@ VerdictIndex index_verdicts(const Judgement& g) {
     if (k == place::Kind::pair || k == place::Kind::cluster) continue;
     if (auto h = place::host_of(v.place); !h.empty()) ix.by_host[h].add(v);
   }
+  // A folded judgement's passes (Judgement::passing) count at their hosts, as listed ones do.
+  for (const auto& f : g.passing) {
+    if (f.kind == place::to_string(place::Kind::pair) || f.kind == place::to_string(place::Kind::cluster)) continue;
+    for (const auto& h : f.hosts) {
+      Marks& m = ix.by_host[h.host];
+      m.tone = std::max(m.tone, Tone::pass);
+      m.pass += static_cast<int>(h.places);
+    }
+  }
   return ix;
 }
 

@@ -177,6 +177,35 @@ void verdict_line(std::string& out, const Verdict& v) {
   l.end();
 }
 
+// A folded judgement's passes of one criterion at one kind of place (Judgement::passing).
+json passing_json(const PassingFold& f) {
+  json hosts = json::array();
+  for (const auto& h : f.hosts)
+    hosts.push_back({{"host", h.host}, {"places", h.places}, {"worst_margin", number_or_null(h.worst_margin)}});
+  return {{"criterion", f.criterion},
+          {"kind", f.kind},
+          {"severity", to_string(f.severity)},
+          {"places", f.places},
+          {"worst_margin", number_or_null(f.worst_margin)},
+          {"worst", verdict_json(f.worst)},
+          {"hosts", std::move(hosts)}};
+}
+
+// The metrics a folded report.json lists: those its listed verdicts judged, each worst
+// passing verdict's among them, in the judgement's order (the rest are in samples.jsonl).
+std::vector<std::size_t> listed_metrics(const Judgement& g) {
+  std::vector<char> want(g.metrics.size(), 0);
+  auto mark = [&](const Verdict& v) {
+    if (v.metric_index < want.size()) want[v.metric_index] = 1;
+  };
+  for (const auto& v : g.verdicts) mark(v);
+  for (const auto& f : g.passing) mark(f.worst);
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (want[i]) out.push_back(i);
+  return out;
+}
+
 json rank_refs(const std::vector<RankRef>& refs) {
   json a = json::array();
   for (const auto& r : refs) a.push_back({{"rank", r.rank}, {"host", r.host}});
@@ -277,8 +306,23 @@ void visit_sections(const Report& r, Visitor&& v) {
   v.value("places", places_json(r));
   v.lines("verdicts", g.verdicts.size(), [&](std::size_t i) { return verdict_json(g.verdicts[i]); },
           [&](std::string& out, std::size_t i) { verdict_line(out, g.verdicts[i]); });
-  v.lines("metrics", g.metrics.size(), [&](std::size_t i) { return metric_json(g.metrics[i]); },
-          [&](std::string& out, std::size_t i) { metric_line(out, g.metrics[i]); });
+  if (!g.folded) {
+    v.lines("metrics", g.metrics.size(), [&](std::size_t i) { return metric_json(g.metrics[i]); },
+            [&](std::string& out, std::size_t i) { metric_line(out, g.metrics[i]); });
+    return;
+  }
+  // Past kFoldPassingAbove hosts (suites/judge.hpp): the passing verdicts as counts, and only
+  // the metrics a listed verdict judged; the run's every sample stays in samples.jsonl, which
+  // `gpuaccept show DIR PLACE` reads for one place.
+  v.value("folded", json(true));
+  v.value("folded_above_hosts", json(kFoldPassingAbove));
+  v.lines("passing", g.passing.size(), [&](std::size_t i) { return passing_json(g.passing[i]); },
+          [&](std::string& out, std::size_t i) { out += dump(passing_json(g.passing[i])); });
+  const std::vector<std::size_t> listed = listed_metrics(g);
+  v.value("metrics_listed", json(listed.size()));
+  v.value("metrics_measured", json(g.metrics.size()));
+  v.lines("metrics", listed.size(), [&](std::size_t i) { return metric_json(g.metrics[listed[i]]); },
+          [&](std::string& out, std::size_t i) { metric_line(out, g.metrics[listed[i]]); });
 }
 
 struct DomBuilder {

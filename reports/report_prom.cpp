@@ -1,25 +1,34 @@
 // report.prom: the judgement in Prometheus' text exposition format (version 0.0.4), for
-// node_exporter's textfile collector. A writer: it formats the report, nothing else.
+// node_exporter's textfile collector. A writer: it formats the report, nothing else. Its size
+// follows the hosts and the criteria, never the places (issue 36: a series per verdict and per
+// metric, each with a JSON `params` label, was 755 MiB at 4096 hosts).
 //
 // Families (every one with HELP and TYPE, all gauges, no sample timestamps: the collector
-// stamps them when it scrapes):
-//   gpuaccept_run_exit_code                    the run's exit code (0 pass, 1 node fault, ...)
-//   gpuaccept_run_verdicts{status}             verdicts per status
-//   gpuaccept_host_outcome{host,outcome}       1 per host that did not pass (bad-hosts.txt)
-//   gpuaccept_verdict_ok{criterion,metric,place,host,params,status,outcome,severity}
-//                                              one series per verdict of report.json: 1 when it passes
-//   gpuaccept_<metric>_<unit>{place,host,params} each numeric metric at a host, NUMA node, GPU, NIC,
-//                                              rail or the cluster (pairs are in report.json: at
-//                                              4096 hosts they are millions), named in base units
-//   gpuaccept_text_info{metric,place,host,params,value}  1 per text metric at those places
+// stamps them when it scrapes; values in base units, labels plain words):
+//   gpuaccept_run_exit_code                         the run's exit code (0 pass, 1 node fault, ...)
+//   gpuaccept_run_verdicts{status}                  verdicts per status (folded passes counted)
+//   gpuaccept_host_outcome{host,outcome}            1 per host that did not pass (bad-hosts.txt)
+//   gpuaccept_criterion_status{host,criterion,severity}
+//                                                   per host and criterion judged there: 0 pass,
+//                                                   1 node fault, 2 tool error, 3 inconclusive
+//                                                   (the worst of its places; a link between two
+//                                                   hosts counts at both)
+//   gpuaccept_cluster_criterion_status{criterion,severity}   the same for the cluster's own verdicts
+//   gpuaccept_host_worst_margin_ratio{host,kind}    per host and kind of place (host, numa, gpu,
+//                                                   nic, rail, pair) the least margin of its
+//                                                   verdicts (ga::margin: 0 at the bound, negative
+//                                                   outside it), a ratio
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "reports/bad_hosts.hpp"
@@ -88,53 +97,33 @@ std::string_view number(double v, std::array<char, 32>& buf) {
   return {first, static_cast<std::size_t>(end - first)};
 }
 
-// A metric name in Prometheus' alphabet ([a-zA-Z0-9_:], not starting with a digit). Names
-// ending as a histogram's or a summary's series do ("topology.gpu_count") get "_value", which
-// promtool's lint asks of a plain gauge.
-std::string name_part(const std::string& s) {
-  std::string out;
-  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  // promtool's lint: a name may not name a metric type ("rdma.counter.symbol_error" is a
-  // reading of a port's counter, a gauge here).
-  for (const auto& [word, instead] : {std::pair<std::string, std::string>{"counter", "reading"},
-                                      {"gauge", "level"}, {"histogram", "distribution"}, {"summary", "digest"}}) {
-    for (auto at = out.find(word); at != std::string::npos; at = out.find(word, at + instead.size())) {
-      const bool starts = at == 0 || out[at - 1] == '_';
-      const bool ends = at + word.size() == out.size() || out[at + word.size()] == '_';
-      if (starts && ends) out.replace(at, word.size(), instead);
-      else at += 1;
-    }
-  }
-  for (const char* end : {"_count", "_sum", "_bucket", "_total"})
-    if (out.size() >= std::strlen(end) && out.compare(out.size() - std::strlen(end), std::string::npos, end) == 0)
-      return out + "_value";
-  return out;
-}
-
-// The unit as Prometheus names it (base units, as its naming guide asks), and the factor from
-// gpuaccept's unit to it; "" for none.
-std::pair<std::string, double> base_unit(const std::string& unit) {
-  if (unit == "B") return {"bytes", 1};
-  if (unit == "s") return {"seconds", 1};
-  if (unit == "B/s") return {"bytes_per_second", 1};
-  if (unit == "FLOP/s") return {"flops", 1};
-  if (unit == "%") return {"ratio", 0.01};
-  if (unit == "x") return {"ratio", 1};
-  if (unit == "errors/bit") return {"errors_per_bit", 1};
-  if (unit == "bool") return {"bool", 1};
-  return {"", 1};  // a count, or no unit
-}
-
-bool gauge_place(const std::string& place) {
-  switch (place::kind(place)) {
-    case place::Kind::pair: return false;
-    default: return true;
-  }
-}
-
 void family(std::ostream& out, const std::string& name, const std::string& help) {
   out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << " gauge\n";
 }
+
+// A criterion's outcome at one host: the value of its status series, the worse kept.
+int status_value(OutcomeClass o) {
+  switch (o) {
+    case OutcomeClass::none: return 0;
+    case OutcomeClass::node_fault: return 1;
+    case OutcomeClass::tool_error: return 2;
+    case OutcomeClass::inconclusive: return 3;
+  }
+  return 2;
+}
+// Node fault over tool error over inconclusive over pass, as the exit codes rank them.
+int status_rank(int value) {
+  static constexpr int kRank[] = {0, 3, 2, 1};
+  return kRank[value];
+}
+
+struct Status {
+  int value = 0;
+  Severity severity = Severity::error;
+  void add(int v) {
+    if (status_rank(v) > status_rank(value)) value = v;
+  }
+};
 
 }  // namespace
 
@@ -155,60 +144,82 @@ void write_report_prom(const Report& r, std::ostream& out) {
   for (const auto& h : bad_hosts(r).hosts)
     out << "gpuaccept_host_outcome{host=\"" << label(h.host) << "\",outcome=\"" << to_string(h.outcome) << "\"} 1\n";
 
-  family(out, "gpuaccept_verdict_ok",
-         "One series per verdict of report.json: 1 when it passes, else 0; status and outcome say what it is.");
-  std::string line;
+  // Per criterion (in the criteria's order, as the judge lists them) and host.
+  std::vector<std::string> criteria;
+  std::unordered_map<std::string, std::size_t> criterion_at;
+  std::vector<std::unordered_map<std::string, Status>> by_host;
+  std::vector<std::optional<Status>> on_cluster;
+  auto slot = [&](const std::string& criterion) -> std::size_t {
+    auto [it, fresh] = criterion_at.try_emplace(criterion, criteria.size());
+    if (fresh) criteria.push_back(criterion), by_host.emplace_back(), on_cluster.emplace_back();
+    return it->second;
+  };
+  // Per host and kind of place, the least margin.
+  std::map<std::string, std::map<std::string, double>> worst;
+  auto margin_at = [&](const std::string& host, const std::string& kind, const std::optional<double>& m) {
+    if (!m || !std::isfinite(*m)) return;
+    auto [it, fresh] = worst[host].try_emplace(kind, *m);
+    if (!fresh && *m < it->second) it->second = *m;
+  };
   for (const auto& v : j.verdicts) {
-    Series(line, "gpuaccept_verdict_ok")("criterion", v.criterion)("metric", v.metric)("place", v.place)(
-        "host", place::host_of(v.place))("params", v.params.dump())("status", to_string(v.status))(
-        "outcome", to_string(v.outcome()))("severity", v.severity == Severity::error ? "error" : "warning")
-        .end(v.status == VerdictStatus::pass ? "1" : "0", out);
-  }
-
-  // Measured values, one family per metric name, each family's series together (the judge
-  // sorts its metrics by name, but a judgement need not be sorted to be written right).
-  std::vector<std::string> order;                      // family names, first seen first
-  std::map<std::string, std::vector<const Metric*>> members;
-  std::map<std::string, std::string> owner;            // family name -> the metric name that has it
-  std::map<std::string, std::string> family_of;        // metric name -> its family name
-  std::vector<const Metric*> texts;
-  for (const auto& m : j.metrics) {
-    if (!gauge_place(m.place)) continue;
-    if (!m.value) {
-      if (m.text) texts.push_back(&m);
-      continue;
+    if (v.status == VerdictStatus::skipped) continue;
+    const std::size_t k = slot(v.criterion);
+    const Place p = Place::parse(v.place);
+    const auto hosts = place::hosts_of(p);
+    const int value = status_value(v.outcome());
+    const auto m = margin(v);
+    if (hosts.empty()) {
+      if (!on_cluster[k]) on_cluster[k] = Status{0, v.severity};
+      on_cluster[k]->add(value);
     }
-    auto f = family_of.find(m.metric);
-    if (f == family_of.end()) {
-      const std::string unit = base_unit(m.unit).first, suffix = unit.empty() ? "" : "_" + unit;
-      std::string name = "gpuaccept_" + name_part(m.metric) + suffix;
-      // Two names that read the same in Prometheus' alphabet ("a.b_c", "a_b.c") stay two families.
-      for (int k = 2; owner.count(name); ++k) name = "gpuaccept_" + name_part(m.metric) + "_" + std::to_string(k) + suffix;
-      owner[name] = m.metric;
-      order.push_back(name);
-      f = family_of.emplace(m.metric, name).first;
+    for (const auto& h : hosts) {
+      auto [it, fresh] = by_host[k].try_emplace(h, Status{0, v.severity});
+      it->second.add(value);
+      margin_at(h, place::to_string(p.kind), m);
     }
-    members[f->second].push_back(&m);
   }
-  for (const auto& name : order) {
-    const auto& ms = members[name];
-    const Metric& first = *ms.front();
-    const double factor = base_unit(first.unit).second;
-    family(out, name,
-           first.metric + " as measured by probe " + first.probe + " (" + (first.unit.empty() ? "no unit" : first.unit) +
-               (factor != 1 ? ", here as a ratio" : "") + "), the median of its samples unless declared otherwise.");
-    std::array<char, 32> buf;
-    for (const Metric* m : ms)
-      Series(line, name)("place", m->place)("host", place::host_of(m->place))("params", m->params.dump())
-          .end(number(*m->value * base_unit(m->unit).second, buf), out);
+  for (const auto& f : j.passing) {
+    const std::size_t k = slot(f.criterion);
+    if (f.hosts.empty() && !on_cluster[k]) on_cluster[k] = Status{0, f.severity};
+    for (const auto& h : f.hosts) {
+      by_host[k].try_emplace(h.host, Status{0, f.severity});
+      margin_at(h.host, f.kind, h.worst_margin);
+    }
   }
-  if (!texts.empty()) {
-    family(out, "gpuaccept_text_info", "1 for each observed text (versions, models, paths) at its place.");
-    for (const Metric* m : texts)
-      out << "gpuaccept_text_info{metric=\"" << label(m->metric) << "\",place=\"" << label(m->place) << "\",host=\""
-          << label(place::host_of(m->place)) << "\",params=\"" << label(m->params.dump()) << "\",value=\""
-          << label(*m->text) << "\"} 1\n";
+  // Criteria by name: a folded judgement meets its passing criteria after the rest, and the
+  // file is the same whether it folded or not.
+  std::vector<std::size_t> order(criteria.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return criteria[a] < criteria[b]; });
+  std::string line;
+  family(out, "gpuaccept_criterion_status",
+         "Per host and criterion judged there, the worst of its places: 0 pass, 1 node fault, 2 tool error, 3 inconclusive.");
+  for (std::size_t k : order) {
+    std::vector<const std::pair<const std::string, Status>*> hosts;
+    for (const auto& e : by_host[k]) hosts.push_back(&e);
+    std::sort(hosts.begin(), hosts.end(), [](const auto* a, const auto* b) { return place::less(a->first, b->first); });
+    for (const auto* e : hosts)
+      Series(line, "gpuaccept_criterion_status")("host", e->first)("criterion", criteria[k])(
+          "severity", to_string(e->second.severity))
+          .end(std::to_string(e->second.value), out);
   }
+  family(out, "gpuaccept_cluster_criterion_status",
+         "Per criterion judged on the cluster as a whole: 0 pass, 1 node fault, 2 tool error, 3 inconclusive.");
+  for (std::size_t k : order)
+    if (on_cluster[k])
+      Series(line, "gpuaccept_cluster_criterion_status")("criterion", criteria[k])(
+          "severity", to_string(on_cluster[k]->severity))
+          .end(std::to_string(on_cluster[k]->value), out);
+  family(out, "gpuaccept_host_worst_margin_ratio",
+         "Per host and kind of place, the least margin of its verdicts: how far inside its bound a value is, as a "
+         "fraction of the bound (0 at the bound, negative outside it).");
+  std::vector<const std::pair<const std::string, std::map<std::string, double>>*> hosts;
+  for (const auto& e : worst) hosts.push_back(&e);
+  std::sort(hosts.begin(), hosts.end(), [](const auto* a, const auto* b) { return place::less(a->first, b->first); });
+  std::array<char, 32> buf;
+  for (const auto* e : hosts)
+    for (const auto& [kind, m] : e->second)
+      Series(line, "gpuaccept_host_worst_margin_ratio")("host", e->first)("kind", kind).end(number(m, buf), out);
 }
 
 }  // namespace ga

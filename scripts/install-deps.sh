@@ -15,7 +15,7 @@ pkgs=(
   procps util-linux ccache bc jq python3
   slurm-wlm munge
   prometheus
-  chromium chromium-driver python3-selenium
+  chromium chromium-driver python3-selenium python3-junitparser
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -14,6 +14,7 @@
 #include <set>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "base/both.hpp"
@@ -826,10 +827,90 @@ Judgement judge_metrics(std::vector<Metric> metrics, const JournalData& journal,
   else if (tool_error) set("TOOL ERROR", kExitToolError);
   else if (inconclusive) set("INCONCLUSIVE", kExitInconclusive);
   else set("PASS", kExitPass);
+  if (facts.hosts.size() > kFoldPassingAbove) fold_passing_verdicts(j, hosts_kept_in_full(journal));
   return j;
 }
 
 }  // namespace
+
+std::set<std::string> hosts_kept_in_full(const JournalData& journal) {
+  std::set<std::string> out;
+  const auto& start = journal.run_start;
+  const auto r = start.find("rerun_of");
+  if (r == start.end() || !r->is_object()) return out;
+  const auto c = r->find("campaign");
+  if (c == r->end() || !c->is_object()) return out;
+  const auto hosts = c->find("hosts");
+  if (hosts == c->end() || !hosts->is_array()) return out;
+  for (const auto& h : *hosts) {
+    if (!h.is_object()) continue;
+    const auto name = h.find("host"), criteria = h.find("criteria");
+    if (name != h.end() && name->is_string() && criteria != h.end() && criteria->is_array() && !criteria->empty())
+      out.insert(name->get<std::string>());
+  }
+  return out;
+}
+
+void fold_passing_verdicts(Judgement& j, const std::set<std::string>& keep) {
+  struct HostCount {
+    std::size_t places = 0;
+    std::optional<double> worst;
+  };
+  std::map<std::pair<std::string, std::string>, std::size_t> at;  // (criterion, kind) -> index in j.passing
+  std::vector<std::unordered_map<std::string, HostCount>> per_host;
+  // Is `m` a worse margin than `worst` (absent margins are never worse than a present one)?
+  auto worse = [](const std::optional<double>& m, const std::optional<double>& worst) {
+    return m && (!worst || *m < *worst);
+  };
+  // A host with a verdict to act on keeps every verdict listed: its report section shows the
+  // failure among its passes, as at any size.
+  std::set<std::string> listed = keep;
+  for (const auto& v : j.verdicts)
+    if (v.outcome() != OutcomeClass::none)
+      for (auto& h : place::hosts_of(v.place)) listed.insert(std::move(h));
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < j.verdicts.size(); ++i) {
+    Verdict& v = j.verdicts[i];
+    bool fold = v.status == VerdictStatus::pass;
+    Place p;
+    if (fold) {
+      p = Place::parse(v.place);
+      for (const auto& h : place::hosts_of(p))
+        if (listed.count(h)) fold = false;
+    }
+    if (!fold) {
+      if (kept != i) j.verdicts[kept] = std::move(v);
+      ++kept;
+      continue;
+    }
+    auto [it, fresh] = at.try_emplace({v.criterion, place::to_string(p.kind)}, j.passing.size());
+    if (fresh) {
+      j.passing.emplace_back();
+      j.passing.back().criterion = v.criterion;
+      j.passing.back().kind = it->first.second;
+      j.passing.back().severity = v.severity;
+      per_host.emplace_back();
+    }
+    PassingFold& f = j.passing[it->second];
+    const std::optional<double> m = margin(v);
+    for (const auto& h : place::hosts_of(p)) {
+      HostCount& c = per_host[it->second][h];
+      ++c.places;
+      if (worse(m, c.worst)) c.worst = m;
+    }
+    if (++f.places == 1 || worse(m, f.worst_margin)) {
+      f.worst_margin = m;
+      f.worst = std::move(v);
+    }
+  }
+  j.verdicts.erase(j.verdicts.begin() + static_cast<std::ptrdiff_t>(kept), j.verdicts.end());
+  for (std::size_t k = 0; k < j.passing.size(); ++k) {
+    auto& hosts = j.passing[k].hosts;
+    for (auto& [h, c] : per_host[k]) hosts.push_back({h, c.places, c.worst});
+    std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) { return place::less(a.host, b.host); });
+  }
+  j.folded = true;
+}
 
 Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const MetricCatalogue* catalogue) {
   return judge_metrics(aggregate(journal.samples, catalogue), journal, criteria, catalogue);

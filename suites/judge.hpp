@@ -2,6 +2,7 @@
 // `gpuaccept judge DIR` and the live run call the same function and so agree.
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,13 +80,53 @@ struct Summary {
   int exit_code = kExitPass;
 };
 
+// Past this many hosts the judgement folds its passing verdicts: each criterion's passes at one
+// kind of place are counted (PassingFold), not listed one by one; every verdict that does not
+// pass stays listed in full, whatever the size. At 4096 hosts 2.1 M passing verdicts were
+// 0.6 GiB of report.json that no reader reads one by one (issue 36); 256 hosts is about 130 k
+// verdicts, which a buyer's script still reads whole. Beside it, report.md's and report.html's
+// own folds (reports/host_folds.hpp); docs/report-format.md states both.
+inline constexpr std::size_t kFoldPassingAbove = 256;
+
+// A criterion's passing verdicts at one kind of place, counted.
+struct PassingFold {
+  std::string criterion;
+  std::string kind;                     // the places' kind (topology/place.hpp): host, gpu, pair ...
+  Severity severity = Severity::error;
+  std::size_t places = 0;               // passing verdicts folded
+  std::optional<double> worst_margin;   // the least margin among them (ga::margin), absent when none has one
+  Verdict worst;                        // the verdict of that margin (the first one when none has a margin)
+  struct Host {
+    std::string host;
+    std::size_t places = 0;
+    std::optional<double> worst_margin;
+  };
+  std::vector<Host> hosts;              // natural order; a link between two hosts counts at both
+};
+
 struct Judgement {
   std::vector<Metric> metrics;
   std::vector<ProbeSummary> probes;
+  // Every verdict; in a folded judgement every one that does not pass, and the passing ones
+  // on the hosts a re-test must clear (see fold_passing_verdicts), the rest in `passing`.
   std::vector<Verdict> verdicts;
+  bool folded = false;
+  std::vector<PassingFold> passing;     // folded only: in the criteria's order
   std::optional<IncompleteRecord> incomplete;
   Summary summary;
 };
+
+// The judgement's passing verdicts counted into Judgement::passing, except those at a place on
+// a host in `keep` (the suspects a re-test re-judges: their passes are the evidence that clears
+// them, reports/campaign.hpp) or on a host with a verdict to act on (a node fault, tool error or
+// inconclusive one: its section shows the failure among its passes). The judge calls it past
+// kFoldPassingAbove hosts; tests call it on small judgements. Summary counts are not changed:
+// they count every verdict.
+void fold_passing_verdicts(Judgement& j, const std::set<std::string>& keep);
+// The hosts whose passing verdicts a folded judgement keeps listed: the ones the run re-tests
+// as suspects, from what the re-test's journal copied of the earlier run (run_start.rerun_of,
+// app/run_support.cpp): every host of its campaign with a criterion against it.
+std::set<std::string> hosts_kept_in_full(const JournalData& journal);
 
 // With a catalogue (the live run and `gpuaccept judge` pass the build's: catalogue_of in
 // probes/probe.hpp), a metric's unit, direction and owning probe come from its declaration; a

@@ -62,4 +62,11 @@ struct Verdict {
   bool fails_run() const { return severity == Severity::error && outcome() != OutcomeClass::none; }
 };
 
+// How far inside its bound a verdict's value is, as a fraction of the bound: 0 at the bound,
+// 0.25 a quarter of the bound to spare, negative outside it. For a range (between, within a
+// percentage of the median, a MAD outlier test) the nearer end. Absent without a numeric
+// value and bound (text, a probe's outcome, a bound of 0 for a value of 0 being as close as
+// it gets: 0). The report's "worst passing margin" per criterion and host.
+std::optional<double> margin(const Verdict&);
+
 }  // namespace ga

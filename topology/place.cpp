@@ -220,6 +220,19 @@ std::optional<std::pair<std::string, std::string>> split_pair(const std::string&
   return std::make_pair(to_string(pl.ends[0]), to_string(pl.ends[1]));
 }
 
+std::vector<std::string> hosts_of(const Place& p) {
+  if (p.kind != Kind::pair) {
+    std::string h = host_of(p);
+    return h.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::move(h)};
+  }
+  std::vector<std::string> out;
+  for (const auto& e : p.ends)
+    if (auto h = host_of(e); !h.empty() && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(std::move(h));
+  return out;
+}
+
+std::vector<std::string> hosts_of(const std::string& place) { return hosts_of(Place::parse(place)); }
+
 std::string subplace(const Place& p) {
   switch (p.kind) {
     case Kind::host: return {};

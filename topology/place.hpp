@@ -96,6 +96,10 @@ std::string host_of(const Place&);
 std::string host_of(const std::string& place);
 // For a pair "A~B": {A, B}. nullopt otherwise.
 std::optional<std::pair<std::string, std::string>> split_pair(const std::string& place);
+// The hosts a verdict at `place` is about: its own, or both ends of a link between two hosts
+// (one, for a link inside a host); none for `cluster`.
+std::vector<std::string> hosts_of(const Place&);
+std::vector<std::string> hosts_of(const std::string& place);
 
 // The place relative to its host, as topo::Feature::subplace has it: "" for the host,
 // "gpu:3", "numa:1", "nic:mlx5_0", "rail:2", the text after HOST/ for other shapes

@@ -9,13 +9,16 @@ out=$GA_TMP/run
 ga_mpirun 2 run --suite quick --out "$out" >/dev/null 2>&1
 check "the run wrote bad-hosts.txt" test -s "$out/bad-hosts.txt"
 check "bad-hosts.txt judged this host" grep -q "^# judged: .*$me" "$out/bad-hosts.txt"
-# report.prom (issue 13 item 8): Prometheus' own checker has nothing to say about it, and it has
-# one status series per verdict of report.json.
+# report.prom (issue 13 item 8, issue 36 item 3): Prometheus' own checker has nothing to say
+# about it, and it has one status series per criterion judged at this host (the run's one host),
+# never a JSON label.
 check "promtool is installed (scripts/install-deps.sh)" command -v promtool
 check "promtool check metrics prints nothing on report.prom" \
   bash -c "promtool check metrics <'$out/report.prom' >'$GA_TMP/promtool.out' 2>&1 && test ! -s '$GA_TMP/promtool.out'"
-check "one gpuaccept_verdict_ok series per verdict" \
-  [ "$(grep -c '^gpuaccept_verdict_ok{' "$out/report.prom")" = "$(jq '.verdicts | length' "$out/report.json")" ]
+check "one gpuaccept_criterion_status series per criterion judged at this host" \
+  [ "$(grep -c "^gpuaccept_criterion_status{host=\"$me\"," "$out/report.prom")" = \
+    "$(jq '[.verdicts[] | select(.status != "skipped" and .place != "cluster") | .criterion] | unique | length' "$out/report.json")" ]
+check "no label of report.prom holds JSON" bash -c "! grep -v '^#' '$out/report.prom' | grep -q '=\"[{\\[]'"
 
 # A contract this host cannot meet: it is a node fault, the one line of bad-hosts.txt.
 cat >"$GA_TMP/strict.yaml" <<'YAML'
@@ -31,6 +34,22 @@ run_dir=$out out=$GA_TMP/strict
 "$GA_BIN" judge "$run_dir" --criteria "$GA_TMP/strict.yaml" --out "$out" >/dev/null 2>&1
 check "strict judge: this host is a node fault on the contract" \
   grep -qP "^$me\tnode fault\tcontract.hostmem.floor\tcontract.hostmem.floor at $me/numa:" "$out/bad-hosts.txt"
+check "... and its status series in report.prom says 1 (node fault)" \
+  grep -qx "gpuaccept_criterion_status{host=\"$me\",criterion=\"contract.hostmem.floor\",severity=\"error\"} 1" "$out/report.prom"
+# junitparser (Debian's python3-junitparser, as CI dashboards' readers do) reads the file, and
+# its counts are the file's own.
+check "... junitparser reads report.junit.xml: one failure, counts agree" \
+  /usr/bin/python3 -c '
+import sys
+from junitparser import JUnitXml, Failure, Error, Skipped
+x = JUnitXml.fromfile(sys.argv[1])
+cases = [c for s in x for c in s]
+kinds = [type(r) for c in cases for r in c.result]
+assert x.tests == len(cases) and x.failures == kinds.count(Failure) == 1, (x.tests, x.failures, len(cases))
+assert x.errors == kinds.count(Error) and x.skipped == kinds.count(Skipped)
+' "$out/report.junit.xml"
+check "... and report.junit.xml has one node_fault testcase naming its NUMA nodes" \
+  grep -q "<testcase name=\"contract.hostmem.floor \[numa\] node fault\" classname=\"contract.hostmem.floor\">" "$out/report.junit.xml"
 
 # Stand-ins: scontrol logs its argv, one line per call; sinfo prints $GA_TMP/sinfo.out.
 mkdir -p "$GA_TMP/bin"

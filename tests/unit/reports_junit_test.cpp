@@ -1,11 +1,13 @@
-// report.junit.xml: parses as XML, one suite per probe and one case per verdict, failures only
-// for what fails the run, counts that agree with the summary, and text that cannot break it.
+// report.junit.xml: parses as XML, one suite per probe and one case per criterion, kind of
+// place and outcome, failures only for what fails the run, counts that agree with the summary,
+// the same file folded or not, and text that cannot break it.
 #include <gtest/gtest.h>
 #include <pugixml.hpp>
 
 #include "reports/markup_escape.hpp"
 #include "reports/report.hpp"
 #include "reports_fixture.hpp"
+#include "topology/place.hpp"
 
 namespace ga {
 namespace {
@@ -42,29 +44,19 @@ TEST(ReportsJunit, ParsesAndCountsAgreeWithTheSummary) {
   parse(p, j, g);
   auto root = p.root();
   ASSERT_TRUE(root);
-  // every verdict is a testcase, plus one for the run itself
-  EXPECT_EQ(count_all(root, "//testcase"), static_cast<int>(g.verdicts.size()) + 1);
+  // One testcase per criterion, kind of place and outcome, plus one for the run itself: the
+  // fixture's 7 verdicts are 6 cases (gpu-hbm-bw's fail and missing are one node fault).
+  EXPECT_EQ(count_all(root, "//testcase"), 6 + 1);
   EXPECT_EQ(root.attribute("tests").as_int(), count_all(root, "//testcase"));
-  // Node faults are <failure>s; tool errors are <error>s (beside the run's own incomplete one):
-  // a dashboard keeps "the node is bad" apart from "the tool broke".
-  int node_faults = 0, tool_errors = 0;
-  for (const auto& v : g.verdicts) {
-    node_faults += v.node_fault();
-    tool_errors += v.status == VerdictStatus::tool_error && v.severity == Severity::error;
-  }
-  ASSERT_EQ(tool_errors, 1);  // the fixture's NaN HBM verdict
-  int inconclusive = 0;
-  for (const auto& v : g.verdicts) inconclusive += v.status == VerdictStatus::inconclusive;
-  EXPECT_EQ(count_all(root, "//failure"), node_faults + inconclusive);
-  EXPECT_EQ(root.attribute("failures").as_int(), node_faults + inconclusive);
-  EXPECT_EQ(count_all(root, "//skipped"), g.summary.skipped);
-  EXPECT_EQ(root.attribute("skipped").as_int(), g.summary.skipped);
-  EXPECT_EQ(count_all(root, "//error"), 1 + tool_errors);
-  EXPECT_EQ(count_all(root, "//error[@type='tool_error']"), tool_errors);
-  EXPECT_EQ(root.attribute("errors").as_int(), 1 + tool_errors);
-  // node faults plus failed warnings are the summary's fail + missing
-  int warnings = count_all(root, "//testcase/properties/property[@name='severity' and @value='warning']");
-  EXPECT_EQ(count_all(root, "//failure[@type!='inconclusive']") + warnings, g.summary.fail + g.summary.missing);
+  // Node faults are <failure type="node_fault">s; tool errors are <error>s (beside the run's
+  // own incomplete one): a dashboard keeps "the node is bad" apart from "the tool broke".
+  EXPECT_EQ(count_all(root, "//failure"), 1);
+  EXPECT_EQ(count_all(root, "//failure[@type='node_fault']"), 1);
+  EXPECT_EQ(root.attribute("failures").as_int(), 1);
+  EXPECT_EQ(count_all(root, "//skipped"), 0);
+  EXPECT_EQ(count_all(root, "//error"), 2);
+  EXPECT_EQ(count_all(root, "//error[@type='tool_error']"), 1);
+  EXPECT_EQ(root.attribute("errors").as_int(), 2);
   EXPECT_EQ(std::string(root.attribute("name").value()), "gpuaccept INCOMPLETE");
   // each suite's attributes count its own children
   int tests = 0;
@@ -79,7 +71,7 @@ TEST(ReportsJunit, ParsesAndCountsAgreeWithTheSummary) {
   EXPECT_EQ(tests, root.attribute("tests").as_int());
 }
 
-TEST(ReportsJunit, OneSuitePerProbeAndACasePerVerdict) {
+TEST(ReportsJunit, OneSuitePerProbeAndACasePerCriterionKindAndOutcome) {
   auto j = test::make_journal();
   auto g = test::make_judgement();
   g.verdicts.push_back(test::verdict("probe.hostmem", "probe.hostmem", "node10", VerdictStatus::fail, std::nullopt,
@@ -97,27 +89,58 @@ TEST(ReportsJunit, OneSuitePerProbeAndACasePerVerdict) {
   EXPECT_STREQ(hostmem.child("properties").find_child_by_attribute("property", "name", "probe.status")
                    .attribute("value").value(),
                "ok");
-  EXPECT_TRUE(testcase(p, "probe.hostmem @ node10").child("failure"));
+  EXPECT_TRUE(testcase(p, "probe.hostmem [host] node fault").child("failure"));
 
-  auto hbm = testcase(p, "gpu-hbm-bw @ node2/gpu:1");
+  // Both failing GPUs in one case, each with its value, bound and reason.
+  auto hbm = testcase(p, "gpu-hbm-bw [gpu] node fault");
   ASSERT_TRUE(hbm);
-  EXPECT_STREQ(hbm.attribute("classname").value(), "gpu.hbm_bw");
-  EXPECT_STREQ(hbm.child("failure").attribute("message").value(), "HBM bandwidth | well below the H200's 4.8 TB/s");
-  EXPECT_STREQ(hbm.child("failure").attribute("type").value(), "fail");
-  EXPECT_NE(std::string(hbm.child("failure").text().get()).find("bound >= 4 TB/s"), std::string::npos);
-  EXPECT_STREQ(testcase(p, "gpu-hbm-bw @ node10/gpu:1").child("failure").attribute("type").value(), "missing");
-  // a tool error is JUnit's <error>, not a <failure> of the place
-  EXPECT_FALSE(testcase(p, "gpu-hbm-bw @ node10/gpu:0").child("failure"));
-  EXPECT_STREQ(testcase(p, "gpu-hbm-bw @ node10/gpu:0").child("error").attribute("type").value(), "tool_error");
-  // a pass is an empty testcase
-  auto triad = testcase(p, "hostmem-triad @ node2/numa:1");
+  EXPECT_STREQ(hbm.attribute("classname").value(), "gpu-hbm-bw");
+  EXPECT_STREQ(hbm.child("failure").attribute("message").value(), "2 places: node2/gpu:1, node10/gpu:1");
+  EXPECT_STREQ(hbm.child("failure").attribute("type").value(), "node_fault");
+  const std::string body = hbm.child("failure").text().get();
+  EXPECT_NE(body.find("node2/gpu:1: fail, value 3.1 TB/s, bound >= 4 TB/s: HBM bandwidth | well below the H200's 4.8 TB/s"),
+            std::string::npos)
+      << body;
+  EXPECT_NE(body.find("node10/gpu:1: missing"), std::string::npos) << body;
+  // a tool error is JUnit's <error>, a case of its own, not a <failure> of the place
+  auto tool = testcase(p, "gpu-hbm-bw [gpu] tool error");
+  EXPECT_FALSE(tool.child("failure"));
+  EXPECT_STREQ(tool.child("error").attribute("type").value(), "tool_error");
+  EXPECT_NE(std::string(tool.child("error").attribute("message").value()).find("1 place: node10/gpu:0"), std::string::npos);
+  // a pass counts its places and names the worst margin
+  auto triad = testcase(p, "hostmem-triad [numa] pass");
   ASSERT_TRUE(triad);
-  EXPECT_FALSE(triad.first_child());
+  EXPECT_FALSE(triad.child("failure"));
+  auto props = triad.child("properties");
+  EXPECT_STREQ(props.find_child_by_attribute("property", "name", "places").attribute("value").value(), "1");
+  EXPECT_STREQ(props.find_child_by_attribute("property", "name", "worst.place").attribute("value").value(), "node2/numa:1");
+  EXPECT_STREQ(props.find_child_by_attribute("property", "name", "worst.margin").attribute("value").value(), "0.204");
   // a failed warning passes, saying so
-  auto rdma = testcase(p, "rdma-write-bw @ node2/nic:mlx5_0");
+  auto rdma = testcase(p, "rdma-write-bw [nic] warning");
   ASSERT_TRUE(rdma);
   EXPECT_FALSE(rdma.child("failure"));
-  EXPECT_NE(std::string(rdma.child("system-out").text().get()).find("WARNING fail: 31 GB/s below"), std::string::npos);
+  EXPECT_NE(std::string(rdma.child("system-out").text().get()).find("31 GB/s below"), std::string::npos);
+}
+
+// Issue 36: the file of a folded judgement is the file of the same judgement unfolded.
+TEST(ReportsJunit, FoldedAndListedPassesGiveTheSameFile) {
+  auto j = test::make_journal();
+  auto g = test::make_judgement();
+  // node2 and node10 have failures, so they stay listed: a host of passes only folds.
+  g.verdicts.push_back(test::verdict("hostmem-triad", "hostmem.triad_bw", "node20/numa:0", VerdictStatus::pass, 1.1e11,
+                                     "B/s", {{"op", ">="}, {"value", 1e11}}, "110 GB/s >= 100 GB/s"));
+  Parsed listed;
+  parse(listed, j, g);
+  auto folded = g;
+  fold_passing_verdicts(folded, {});
+  ASSERT_TRUE(folded.folded);
+  ASSERT_LT(folded.verdicts.size(), g.verdicts.size());
+  Parsed p;
+  parse(p, j, folded);
+  EXPECT_EQ(p.text, listed.text);
+  auto props = testcase(p, "hostmem-triad [numa] pass").child("properties");
+  EXPECT_STREQ(props.find_child_by_attribute("property", "name", "places").attribute("value").value(), "2");
+  EXPECT_STREQ(props.find_child_by_attribute("property", "name", "worst.place").attribute("value").value(), "node20/numa:0");
 }
 
 TEST(ReportsJunit, IncompleteRunIsAnErrorNamingTheMissingRanks) {
@@ -135,7 +158,7 @@ TEST(ReportsJunit, IncompleteRunIsAnErrorNamingTheMissingRanks) {
   EXPECT_EQ(count_all(q.root(), "//error"), 1);  // only the tool error's
   EXPECT_EQ(q.root().attribute("errors").as_int(), 1);
   EXPECT_FALSE(testcase(q, "run completes @ cluster").child("error"));
-  EXPECT_EQ(q.root().attribute("tests").as_int(), static_cast<int>(g.verdicts.size()) + 1);
+  EXPECT_EQ(q.root().attribute("tests").as_int(), 6 + 1);
   auto run = testcase(q, "run completes @ cluster");
   ASSERT_TRUE(run);
   EXPECT_FALSE(run.first_child());  // passes
@@ -151,8 +174,8 @@ TEST(ReportsJunit, SkippedVerdictsAreSkipped) {
   g.summary.skipped = 1;
   Parsed p;
   parse(p, j, g);
-  auto c = testcase(p, "gpu-count @ cluster");
-  EXPECT_STREQ(c.child("skipped").attribute("message").value(), "no --expect-topology given");
+  auto c = testcase(p, "gpu-count [cluster] skipped");
+  EXPECT_STREQ(c.child("skipped").attribute("message").value(), "1 place: cluster (no --expect-topology given)");
   EXPECT_EQ(p.root().attribute("skipped").as_int(), 1);
 }
 
@@ -165,11 +188,14 @@ TEST(ReportsJunit, HostileTextStaysText) {
                                      "line one\nline two <b>&amp; \"q\" \x01\x1b bad:\xff\xfe end"));
   Parsed p;
   parse(p, j, g);
-  auto c = testcase(p, "crit]]><x> @ " + host + "/gpu:0");
+  auto c = testcase(p, std::string("crit]]><x> [") + place::to_string(place::kind(host + "/gpu:0")) + "] node fault");
   ASSERT_TRUE(c);
-  // newlines survive in the attribute; control characters and bad bytes become U+FFFD
-  EXPECT_STREQ(c.child("failure").attribute("message").value(),
-               "line one\nline two <b>&amp; \"q\" \xEF\xBF\xBD\xEF\xBF\xBD bad:\xEF\xBF\xBD\xEF\xBF\xBD end");
+  // the place is in the attribute as it is; newlines survive in the text; control characters
+  // and bad bytes become U+FFFD
+  EXPECT_EQ(std::string(c.child("failure").attribute("message").value()), "1 place: " + host + "/gpu:0");
+  EXPECT_NE(std::string(c.child("failure").text().get())
+                .find("line one\nline two <b>&amp; \"q\" \xEF\xBF\xBD\xEF\xBF\xBD bad:\xEF\xBF\xBD\xEF\xBF\xBD end"),
+            std::string::npos);
   EXPECT_EQ(p.text.find("<script>"), std::string::npos);
   EXPECT_EQ(p.text.find("<x>"), std::string::npos);
 }
@@ -196,15 +222,16 @@ TEST(ReportsJunit, AnInconclusiveVerdictIsAFailureOfItsOwnTypeNeverSkipped) {
   parse(p, j, g);
   auto root = p.root();
   ASSERT_TRUE(root);
-  pugi::xpath_node c = root.select_node("//testcase[@name='p2p-link @ node2~node10']");
+  pugi::xpath_node c = root.select_node("//testcase[@name='p2p-link [pair] inconclusive']");
   ASSERT_TRUE(c);
   EXPECT_FALSE(c.node().child("skipped"));
   pugi::xml_node f = c.node().child("failure");
   ASSERT_TRUE(f);
   EXPECT_STREQ(f.attribute("type").value(), "inconclusive");
-  EXPECT_NE(std::string(f.attribute("message").value()).find("inconclusive (re-test): slow in the first pass"),
+  EXPECT_NE(std::string(f.attribute("message").value()).find("inconclusive (re-test): 1 place: node2~node10"),
             std::string::npos);
-  EXPECT_NE(std::string(f.text().get()).find("re-test it"), std::string::npos);
+  EXPECT_NE(std::string(f.text().get()).find("re-test them"), std::string::npos);
+  EXPECT_NE(std::string(f.text().get()).find("slow in the first pass, not confirmed"), std::string::npos);
   EXPECT_EQ(count_all(root, "//skipped[@type='inconclusive']"), 0);
 }
 
