@@ -5,7 +5,7 @@
 # crash (the input is kept under BUILD/artifacts/TARGET/), 77 when clang or libFuzzer is
 # missing (ctest's SKIP_RETURN_CODE; scripts/install-deps.sh installs both).
 #
-#   tests/fuzz/run-fuzz.sh [--seconds N] [--build DIR] [--only TARGET | --all] [--jobs J] [--flags "CXXFLAGS"]
+#   tests/fuzz/run-fuzz.sh [--seconds N] [--build DIR] [--only TARGET | --all | --more] [--jobs J] [--flags "CXXFLAGS"]
 #                          [-- libFuzzer flags]
 # --flags: the optimisation of the fuzz build, "-O0" by default, for CI (cold, on 2 cores: 69 s of
 # compile against 85 s with -g1 and about 250 s at -O1 -g; a finding's stack still names the
@@ -16,8 +16,8 @@
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 targets=(journal criteria suite hwloc_xml nccl_xml nvidia_smi)
-# The loaders in ga_reports and ga_probes (tests/fuzz/CMakeLists.txt): fuzzed with --all or
-# --only, not in CI's short run, whose budget is the compile of the six above.
+# The loaders in ga_reports and ga_probes (tests/fuzz/CMakeLists.txt): fuzzed with --all, --more
+# (these five alone: ctest's fuzz.libfuzzer.loaders) or --only.
 more_targets=(bad_hosts campaign manifest dsse switch_map)
 
 # The seed corpus of each target: the fixtures it was written to read.
@@ -54,6 +54,7 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --all) targets+=("${more_targets[@]}"); shift ;;
+    --more) targets=("${more_targets[@]}"); shift ;;
     --jobs) jobs=$2; shift 2 ;;
     --flags) flags=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
