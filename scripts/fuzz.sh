@@ -2,6 +2,7 @@
 # Fuzzes gpuaccept's loaders at length (issue 35): each target for SECONDS on all cores, under a
 # memory limit and a time limit per input, keeping what it finds.
 #   scripts/fuzz.sh SECONDS [TARGET...]     # default: all eleven (tests/fuzz/README.md)
+#   GA_FUZZ_CORES=1 scripts/fuzz.sh SECONDS TARGET   # one process for this target
 # The build is tests/fuzz/run-fuzz.sh's (clang, ASan + UBSan + libFuzzer, -O1 -g so stacks name
 # lines) in build-fuzz/, kept between runs: the corpus grows under build-fuzz/corpus/TARGET/ and
 # a crashing input lands in build-fuzz/artifacts/TARGET/; copy it to
@@ -12,7 +13,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-}
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "usage: scripts/fuzz.sh SECONDS [TARGET...]" >&2; exit 2; }
 shift
-cores=$(nproc)
+# GA_FUZZ_CORES: fewer processes per target than cores, to fuzz two targets side by side.
+cores=${GA_FUZZ_CORES:-$(nproc)}
 # libFuzzer's own limits: an input over 1 GiB of memory or 10 s is a finding, not patience;
 # -fork runs one fuzzing process per core, all feeding the one corpus.
 limits=(-rss_limit_mb=1024 -timeout=10 -fork="$cores" -ignore_crashes=0)

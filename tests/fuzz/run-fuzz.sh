@@ -110,6 +110,9 @@ for t in "${targets[@]}"; do
     -artifact_prefix="$art" -print_final_stats=1 "${dict[@]}" "${extra[@]}" "${dirs[@]}" >"$build/fuzz_$t.log" 2>&1
   rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/fuzz_$t.log" | grep -o '[0-9]*$')
+  # With -fork (scripts/fuzz.sh) the final stats are the last "#INPUTS: cov: N ft: M" line's.
+  [ -z "$execs" ] && execs=$(grep -oE '^#[0-9]+: cov: [0-9]+ ft: [0-9]+' "$build/fuzz_$t.log" | tail -1 |
+    sed -E 's/^#([0-9]+): cov: ([0-9]+) ft: ([0-9]+)/\1 (cov \2, ft \3)/')
   if [ $rc -ne 0 ]; then
     status=1
     echo "FAIL fuzz_$t (exit $rc after $(($(date +%s) - s)) s): crashing input under $art"
