@@ -55,7 +55,7 @@ TEST(ReportProm, OneStatusSeriesPerHostAndCriterionAndEveryFamilyDeclaredOnce) {
     // Labels are words, never JSON.
     const auto labels = line.substr(0, labels_end == std::string::npos ? 0 : labels_end);
     EXPECT_EQ(labels.find('{', name.size() + 1), std::string::npos) << line;
-    if (name == "gpuaccept_criterion_status") ++statuses;
+    if (name == "gpuaccept_status") ++statuses;
   }
   // node2: hostmem-triad, rdma-write-bw, gpu-hbm-bw, driver-homogeneous; node10: gpu-hbm-bw, gpu-h2d-bw.
   EXPECT_EQ(statuses, 6);
@@ -64,13 +64,15 @@ TEST(ReportProm, OneStatusSeriesPerHostAndCriterionAndEveryFamilyDeclaredOnce) {
   EXPECT_NE(text.find("gpuaccept_host_outcome{host=\"node10\",outcome=\"node_fault\"} 1\n"), std::string::npos);
   // The worst of a host's places: node10's gpu-hbm-bw is missing at one GPU (a node fault) and
   // a tool error at the other; a failed warning is a node fault of severity warning.
-  EXPECT_NE(text.find("gpuaccept_criterion_status{host=\"node10\",criterion=\"gpu-hbm-bw\",severity=\"error\"} 1\n"),
+  EXPECT_NE(text.find("gpuaccept_status{host=\"node10\",criterion=\"gpu-hbm-bw\"} 1\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("gpuaccept_criterion_status{host=\"node10\",criterion=\"gpu-h2d-bw\",severity=\"error\"} 0\n"),
+  EXPECT_NE(text.find("gpuaccept_status{host=\"node10\",criterion=\"gpu-h2d-bw\"} 0\n"),
             std::string::npos);
-  EXPECT_NE(text.find("gpuaccept_criterion_status{host=\"node2\",criterion=\"rdma-write-bw\",severity=\"warning\"} 1\n"),
+  EXPECT_NE(text.find("gpuaccept_status{host=\"node2\",criterion=\"rdma-write-bw\"} 1\n"),
             std::string::npos);
+  EXPECT_NE(text.find("gpuaccept_criterion_info{criterion=\"rdma-write-bw\",severity=\"warning\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find("gpuaccept_criterion_info{criterion=\"gpu-hbm-bw\",severity=\"error\"} 1\n"), std::string::npos);
   EXPECT_EQ(text.find("params="), std::string::npos);
 }
 
@@ -81,13 +83,13 @@ TEST(ReportProm, StatusValuesMarginsInBaseUnitsAndTheClusterApart) {
   g.verdicts.push_back(test::verdict("p2p-link", "p2p.link_slowdown", "node2~node10", VerdictStatus::tool_error, 1.0, "x",
                                      {{"op", "<="}, {"value", 2.0}}, "the probe broke"));
   const std::string text = prom_of(g);
-  EXPECT_NE(text.find("gpuaccept_cluster_criterion_status{criterion=\"nccl-busbw\",severity=\"error\"} 3\n"),
+  EXPECT_NE(text.find("gpuaccept_cluster_status{criterion=\"nccl-busbw\"} 3\n"),
             std::string::npos)
       << text;
   // A link between two hosts counts at both.
-  EXPECT_NE(text.find("gpuaccept_criterion_status{host=\"node2\",criterion=\"p2p-link\",severity=\"error\"} 2\n"),
+  EXPECT_NE(text.find("gpuaccept_status{host=\"node2\",criterion=\"p2p-link\"} 2\n"),
             std::string::npos);
-  EXPECT_NE(text.find("gpuaccept_criterion_status{host=\"node10\",criterion=\"p2p-link\",severity=\"error\"} 2\n"),
+  EXPECT_NE(text.find("gpuaccept_status{host=\"node10\",criterion=\"p2p-link\"} 2\n"),
             std::string::npos);
   // Margins are ratios of the bound: 120.4 GB/s against >= 100 GB/s is 0.204 to spare; 3.1 TB/s
   // against >= 4 TB/s is 0.225 short; the link's 1 against <= 2 is 0.5 to spare.
@@ -110,7 +112,7 @@ TEST(ReportProm, FoldedAndListedPassesGiveTheSameFile) {
   ASSERT_TRUE(folded.folded);
   ASSERT_LT(folded.verdicts.size(), g.verdicts.size());
   EXPECT_EQ(prom_of(folded), prom_of(g));
-  EXPECT_NE(prom_of(folded).find("gpuaccept_criterion_status{host=\"node20\",criterion=\"hostmem-triad\",severity=\"error\"} 0\n"),
+  EXPECT_NE(prom_of(folded).find("gpuaccept_status{host=\"node20\",criterion=\"hostmem-triad\"} 0\n"),
             std::string::npos);
 }
 
