@@ -326,6 +326,10 @@ HostTopology extract(hwloc_topology_t topo, const std::string& source, PciPaths&
 // hwloc_topology_load dereference NULL (SIGSEGV in hwloc_bitmap_compare_first). Every file hwloc
 // writes has both or neither, of the cpusets and of the nodesets, in v1 and v2. The file is read
 // with pugixml first, which also names the line of XML that is not well formed.
+// The largest PU or NUMA os_index read: 2^20 (a million logical CPUs; the largest machines
+// today have tens of thousands), a bitmap of 128 KiB.
+constexpr unsigned long kMaxOsIndex = 1ul << 20;
+
 static void reject_what_hwloc_crashes_on(const std::string& content, const std::string& name) {
   pugi::xml_document doc;
   const auto res = doc.load_buffer(content.data(), content.size());
@@ -340,6 +344,20 @@ static void reject_what_hwloc_crashes_on(const std::string& content, const std::
                             std::string("object type=\"") + o.attribute("type").value() + "\" has " +
                                 (o.attribute(set) ? set : complete) + " without " +
                                 (o.attribute(set) ? complete : set) + " (hwloc writes both; its import crashes on one)");
+    // A PU or NUMA node without an os_index, or with one past any machine's, is a bit that high
+    // in a bitmap hwloc's import builds: os_index missing is 2^32 - 1, 512 MiB for one input
+    // (found by fuzz_hwloc_xml, 2026-12-07). hwloc writes one for every PU and NUMA node.
+    const std::string type = o.attribute("type").value();
+    if (type == "PU" || type == "NUMANode") {
+      const pugi::xml_attribute idx = o.attribute("os_index");
+      const std::string text = idx.value();
+      const bool digits = !text.empty() && text.size() <= 7 && text.find_first_not_of("0123456789") == std::string::npos;
+      if (!idx || !digits || std::stoul(text) > kMaxOsIndex)
+        throw TopologyError(name, base::line_of_offset(content, std::size_t(o.offset_debug())),
+                            "object type=\"" + type + "\" has " +
+                                (idx ? "os_index=\"" + text.substr(0, 20) + "\"" : std::string("no os_index")) +
+                                ": hwloc writes one from 0 to " + std::to_string(kMaxOsIndex) + " for every PU and NUMA node");
+    }
   }
 }
 

@@ -89,6 +89,30 @@ TEST(TopologyHostileInput, HwlocObjectWithACpusetButNoCompleteCpuset) {
   expect_refused(d, "nodeset.xml", nodes, line, "object type=\"L2Cache\" has complete_nodeset without nodeset");
 }
 
+// Found by fuzz_hwloc_xml in the 600-s run: a PU whose os_index attribute is misspelt (os_yndex)
+// made hwloc's import set bit 2^32 - 1 of a bitmap, 512 MiB for one 226 KB file (libFuzzer's
+// out-of-memory at 1 GiB with its corpus). Refused before hwloc sees it, as is an os_index past
+// 2^20 or not a number.
+TEST(TopologyHostileInput, HwlocPuOrNumaNodeWithoutASaneOsIndex) {
+  ScratchDir d("ga-topo-hostile");
+  const std::string hw = slurp(fixture("hwloc/hpe-cray-ex255a-4xMI300A-CPX-tuolumne.hwloc-v2.xml"));
+  const auto at = hw.find("<object type=\"PU\" os_index=\"138\"");
+  ASSERT_NE(at, std::string::npos);
+  const int line = 1 + int(std::count(hw.begin(), hw.begin() + long(at), '\n'));
+  std::string missing = hw;
+  missing.replace(missing.find("os_index", at), 8, "os_yndex");
+  expect_refused(d, "pu.xml", missing, line, "object type=\"PU\" has no os_index");
+  std::string huge = hw;
+  huge.replace(huge.find("os_index=\"138\"", at), 14, "os_index=\"4294967295\"");
+  expect_refused(d, "pu-huge.xml", huge, line, "object type=\"PU\" has os_index=\"4294967295\"");
+  const auto n = hw.find("<object type=\"NUMANode\" os_index=\"");
+  ASSERT_NE(n, std::string::npos);
+  std::string numa = hw;
+  numa.replace(numa.find("os_index=\"", n), 10, "os_index=\"-");
+  expect_refused(d, "numa.xml", numa, 1 + int(std::count(hw.begin(), hw.begin() + long(n), '\n')),
+                 "object type=\"NUMANode\" has os_index=\"-");
+}
+
 // Found by fuzz_nvidia_smi: a NUMA node or a GPU column past INT_MAX made std::stoi throw
 // std::out_of_range, which no caller expects from a loader; and a long cell overflowed the
 // stack in the NUMA list's regex.
