@@ -1,5 +1,6 @@
 // hwloc: live topologies and recorded XML (v1 and v2), through libhwloc itself.
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -7,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include <pugixml.hpp>
 
@@ -330,6 +332,26 @@ HostTopology extract(hwloc_topology_t topo, const std::string& source, PciPaths&
 // today have tens of thousands), a bitmap of 128 KiB.
 constexpr unsigned long kMaxOsIndex = 1ul << 20;
 
+// "0x0000ffff", "0x00000400,,,,0x0", "0xf...f,0x1", "": hwloc's bitmap text, which
+// hwloc_bitmap_sscanf asserts on when it is anything else.
+static bool hwloc_bitmap_text(std::string_view t) {
+  std::size_t i = 0;
+  bool first = true;
+  while (true) {
+    const std::size_t end = std::min(t.find(',', i), t.size());
+    const std::string_view w = t.substr(i, end - i);
+    const bool infinite = first && w == "0xf...f";
+    if (!w.empty() && !infinite) {
+      if (w.size() < 3 || w.size() > 10 || w[0] != '0' || w[1] != 'x') return false;
+      for (char c : w.substr(2))
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    }
+    if (end == t.size()) return true;
+    i = end + 1;
+    first = false;
+  }
+}
+
 static void reject_what_hwloc_crashes_on(const std::string& content, const std::string& name) {
   pugi::xml_document doc;
   const auto res = doc.load_buffer(content.data(), content.size());
@@ -344,6 +366,19 @@ static void reject_what_hwloc_crashes_on(const std::string& content, const std::
                             std::string("object type=\"") + o.attribute("type").value() + "\" has " +
                                 (o.attribute(set) ? set : complete) + " without " +
                                 (o.attribute(set) ? complete : set) + " (hwloc writes both; its import crashes on one)");
+    // A bitmap in any other shape than hwloc's own ("0x0000ffff,,0x1": words of 0x and up to 8
+    // hex digits, empty ones between commas, "0xf...f" first for an infinite set) trips an
+    // assert in hwloc_bitmap_sscanf and aborts the process (found by fuzz_hwloc_xml, 2026-12-07:
+    // nodeset=",x00000002").
+    for (const pugi::xml_attribute& a : o.attributes()) {
+      const std::string key = a.name();
+      const bool bitmap = key.size() >= 6 && (key.compare(key.size() - 6, 6, "cpuset") == 0 ||
+                                              (key.size() >= 7 && key.compare(key.size() - 7, 7, "nodeset") == 0));
+      if (bitmap && !hwloc_bitmap_text(a.value()))
+        throw TopologyError(name, base::line_of_offset(content, std::size_t(o.offset_debug())),
+                            std::string("object type=\"") + o.attribute("type").value() + "\" has " + key + "=\"" +
+                                std::string(a.value()).substr(0, 40) + "\": not a bitmap as hwloc writes one (0x and hex words between commas)");
+    }
     // A PU or NUMA node without an os_index, or with one past any machine's, is a bit that high
     // in a bitmap hwloc's import builds: os_index missing is 2^32 - 1, 512 MiB for one input
     // (found by fuzz_hwloc_xml, 2026-12-07). hwloc writes one for every PU and NUMA node.

@@ -111,6 +111,11 @@ TEST(TopologyHostileInput, HwlocPuOrNumaNodeWithoutASaneOsIndex) {
   numa.replace(numa.find("os_index=\"", n), 10, "os_index=\"-");
   expect_refused(d, "numa.xml", numa, 1 + int(std::count(hw.begin(), hw.begin() + long(n), '\n')),
                  "object type=\"NUMANode\" has os_index=\"-");
+  // ... and a bitmap word without its 0x tripped an assert in hwloc_bitmap_sscanf (abort).
+  std::string word = hw;
+  const auto ns = word.find("nodeset=\"0x", at);
+  word.replace(ns, 11, "nodeset=\",x");
+  expect_refused(d, "bitmap.xml", word, line, "object type=\"PU\" has nodeset=\",x");
 }
 
 // Found by fuzz_nvidia_smi: a NUMA node or a GPU column past INT_MAX made std::stoi throw
