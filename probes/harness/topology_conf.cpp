@@ -65,7 +65,10 @@ void expand_one(const std::string& name, const std::string& expr, std::size_t li
     if (close == std::string::npos) throw std::invalid_argument("hostlist \"" + expr + "\": unbalanced '['");
     const auto alts = expand_ranges(name.substr(open + 1, close - open - 1), expr);
     if (acc.size() * alts.size() > limit)
-      throw std::invalid_argument("hostlist \"" + expr + "\" names more than " + std::to_string(limit) + " hosts");
+      throw std::invalid_argument("hostlist \"" + expr.substr(0, 80) + "\" names more than " + std::to_string(limit) + " hosts");
+    if (acc.size() * alts.size() * (acc.front().size() + alts.back().size() + name.size() - close) > kHostlistMaxBytes)
+      throw std::invalid_argument("hostlist \"" + expr.substr(0, 80) + "\" expands to more than " +
+                                  std::to_string(kHostlistMaxBytes >> 20) + " MiB of names");
     std::vector<std::string> next;
     next.reserve(acc.size() * alts.size());
     for (const auto& a : acc)
@@ -74,7 +77,7 @@ void expand_one(const std::string& name, const std::string& expr, std::size_t li
     i = close + 1;
   }
   if (out.size() + acc.size() > limit)
-    throw std::invalid_argument("hostlist \"" + expr + "\" names more than " + std::to_string(limit) + " hosts");
+    throw std::invalid_argument("hostlist \"" + expr.substr(0, 80) + "\" names more than " + std::to_string(limit) + " hosts");
   out.insert(out.end(), acc.begin(), acc.end());
 }
 
@@ -164,9 +167,24 @@ std::string SwitchMap::common_switch(const std::string& a, const std::string& b)
   return "";
 }
 
+// The names a switch map's lists may still expand to (kSwitchMapMaxNames in all).
+class NameBudget {
+ public:
+  std::vector<std::string> expand(const std::string& expr) {
+    if (left_ == 0) throw std::invalid_argument("the map names more than " + std::to_string(kSwitchMapMaxNames) + " hosts and switches");
+    auto names = expand_hostlist(expr, std::min(kHostlistMaxNames, left_));
+    left_ -= names.size();
+    return names;
+  }
+
+ private:
+  std::size_t left_ = kSwitchMapMaxNames;
+};
+
 SwitchMap parse_topology_conf(const std::string& text, const std::string& source) {
   SwitchMap m;
   m.format = "topology.conf";
+  NameBudget budget;
   for (const auto& [line, body] : logical_lines(text)) {
     std::string name, nodes, switches;
     bool has_nodes = false, has_switches = false;
@@ -181,9 +199,9 @@ SwitchMap parse_topology_conf(const std::string& text, const std::string& source
     if (name.empty()) bad(source, line, "a line without SwitchName=");
     try {
       if (has_nodes)
-        for (const auto& h : expand_hostlist(nodes)) set_leaf(m, h, name, source, line);
+        for (const auto& h : budget.expand(nodes)) set_leaf(m, h, name, source, line);
       if (has_switches)
-        for (const auto& s : expand_hostlist(switches)) set_parent(m, s, name, source, line);
+        for (const auto& s : budget.expand(switches)) set_parent(m, s, name, source, line);
     } catch (const std::invalid_argument& e) {
       if (std::string(e.what()).rfind(source, 0) == 0) throw;
       bad(source, line, e.what());
@@ -196,11 +214,12 @@ SwitchMap parse_topology_conf(const std::string& text, const std::string& source
 SwitchMap parse_switch_map(const std::string& text, const std::string& source) {
   SwitchMap m;
   m.format = "switch-map";
+  NameBudget budget;
   for (const auto& [line, body] : logical_lines(text)) {
     const auto w = base::split_words(body);
     if (w.size() < 2) bad(source, line, "expected HOSTS LEAF [UPLINK...], got \"" + w[0] + "\"");
     try {
-      for (const auto& h : expand_hostlist(w[0])) set_leaf(m, h, w[1], source, line);
+      for (const auto& h : budget.expand(w[0])) set_leaf(m, h, w[1], source, line);
     } catch (const std::invalid_argument& e) {
       if (std::string(e.what()).rfind(source, 0) == 0) throw;
       bad(source, line, e.what());

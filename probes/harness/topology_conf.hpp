@@ -23,8 +23,14 @@ namespace ga::isolation {
 // Expands a Slurm hostlist: "node[001-003,7],gpu1" -> node001 node002 node003 node007 gpu1.
 // A range keeps the width of its first number (zero padding), several bracket groups in one
 // name multiply ("r[1-2]n[1-2]" -> r1n1 r1n2 r2n1 r2n2). Throws std::invalid_argument on an
-// unbalanced bracket, a reversed or non-numeric range, or more than `limit` names.
-std::vector<std::string> expand_hostlist(const std::string& expr, std::size_t limit = 1000000);
+// unbalanced bracket, a reversed or non-numeric range, more than `limit` names, or names of
+// more than kHostlistMaxBytes in all.
+inline constexpr std::size_t kHostlistMaxNames = 65536;       // Slurm's own hostlists stop there
+inline constexpr std::size_t kHostlistMaxBytes = 16u << 20;   // 165 bytes of brackets were 323 MB (fuzz_switch_map)
+// What one switch map may name in all, every list of it together: a file of many lists of
+// 65536 names each was hours of work.
+inline constexpr std::size_t kSwitchMapMaxNames = 1u << 20;
+std::vector<std::string> expand_hostlist(const std::string& expr, std::size_t limit = kHostlistMaxNames);
 
 struct SwitchMap {
   std::string format;                                  // "topology.conf" or "switch-map"

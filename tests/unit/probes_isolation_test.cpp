@@ -400,6 +400,23 @@ TEST(TopologyConf, ExpandsHostlists) {
   EXPECT_THROW(expand_hostlist("n1-2]"), std::invalid_argument);
   EXPECT_THROW(expand_hostlist("n[a-b]"), std::invalid_argument);
   EXPECT_THROW(expand_hostlist("n[1-100]", 50), std::invalid_argument);
+  // Found by fuzz_switch_map: 165 bytes of bracket groups multiplied to a million long names
+  // (323 MB). Past 65536 names, or 16 MiB of them, a list is refused.
+  EXPECT_EQ(expand_hostlist("n[1-65536]").size(), kHostlistMaxNames);
+  EXPECT_THROW(expand_hostlist("n[1-65537]"), std::invalid_argument);
+  EXPECT_THROW(expand_hostlist(std::string(300, 'x') + "[1-256]y[1-256]"), std::invalid_argument);
+}
+
+// ... and a map of many such lists is refused at kSwitchMapMaxNames names in all, naming its line.
+TEST(TopologyConf, AMapNamingMoreThanItsBudgetIsRefusedNamingTheLine) {
+  std::string text;
+  for (int i = 0; i < 17; ++i) text += "n" + std::to_string(i) + "x[1-65536] leaf" + std::to_string(i) + "\n";
+  try {
+    parse_switch_map(text, "map");
+    ADD_FAILURE() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("map:17:"), std::string::npos) << e.what();
+  }
 }
 
 TEST(TopologyConf, ReadsSlurmTopologyConf) {
