@@ -17,6 +17,7 @@ source "$(dirname "$0")/fabric_lib.sh"
 fake_up 8
 t0=$(date +%s)
 rc=$(p2p_run fabric 8 2 fabric)
+say_why_not_clean "$GA_TMP/fabric" "$rc"
 check "fabric suite, 8 x 2 clean: exit 0 (got $rc)" [ "$rc" = 0 ]
 check "fabric suite: no inconclusive verdict" \
   test "$(jq '[.verdicts[] | select(.status == "inconclusive")] | length' "$GA_TMP/fabric/report.json")" = 0
@@ -35,6 +36,7 @@ t1=$(date +%s)
 check "criteria without clock.synchronized still parse and hold the rest" \
   grep -q "name: hostmem.triad.uniform" "$GA_TMP/no-clock-sync.yaml"
 rc=$(p2p_run default 8 2 default --criteria "$GA_TMP/no-clock-sync.yaml")
+say_why_not_clean "$GA_TMP/default" "$rc"
 check "default suite, 8 x 2 clean: exit 0 (got $rc; failing: $(failing_places "$GA_TMP/default"))" [ "$rc" = 0 ]
 check "default suite: hosts on one kernel are not compared (skipped, with that reason)" \
   grep -q "shares one kernel" <(jq -r '.verdicts[] | select(.criterion == "hostmem.triad.uniform") | .reason' \

@@ -27,6 +27,7 @@ hosts_of() { tr ',' '\n' <<<"$1" | sed 's|/.*||' | sort -u | paste -sd, -; }
 for ((i = 1; i <= runs; i++)); do
   p2p_reset 8
   rc=$(p2p_run "clean-$i" 8 2)
+  say_why_not_clean "$GA_TMP/clean-$i" "$rc"
   check "clean $i: exit 0 (got $rc; failing: $(failing_places "$GA_TMP/clean-$i"))" [ "$rc" = 0 ]
   check "clean $i: no net.* verdict fails or warns" \
     test "$(jq '[.verdicts[] | select((.metric // "" | startswith("net.")) and .status != "pass" and .status != "skipped")] | length' \

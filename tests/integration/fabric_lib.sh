@@ -16,6 +16,17 @@ p2p_run() {
   echo "$rc"
 }
 
+# say_why_not_clean DIR RC: where a run meant to be clean did not exit 0, log the verdicts that
+# kept it from passing, with their reasons, so that a failure on CI's machine (whose artifacts
+# nobody can open) says which criterion and place and what the evidence was.
+say_why_not_clean() {
+  [ "$2" = 0 ] && return 0
+  log "$1 exit $2; its verdicts that are not passes:"
+  jq -r '.verdicts[] | select(.outcome != "none" and .severity == "error")
+         | "  \(.status) \(.criterion) \(.place): \(.reason[0:600])"' "$1/report.json" >&2 ||
+    log "  (no report.json)"
+}
+
 # The places of every verdict that fails the run, sorted, one line, comma-separated.
 failing_places() {
   jq -r '[.verdicts[] | select(.severity == "error" and .outcome != "none")

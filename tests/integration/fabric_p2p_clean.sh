@@ -6,6 +6,7 @@ source "$(dirname "$0")/fabric_lib.sh"
 fake_up 4
 for i in 1 2 3 4 5; do
   rc=$(p2p_run "clean$i")
+  say_why_not_clean "$GA_TMP/clean$i" "$rc"
   dir=$GA_TMP/clean$i
   check "clean run $i passes (exit $rc, failing: $(failing_places "$dir" 2>/dev/null))" [ "$rc" = 0 ]
   check "clean run $i blames nobody" [ -z "$(failing_places "$dir")" ]
