@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <array>
 #include <stdexcept>
 
 namespace ga::base {
@@ -44,20 +45,28 @@ std::string to_hex(const Digest& d) {
   return out;
 }
 
+namespace {
+// Each byte's value as a hex digit, or -1: a table, as a journal reader parses two chains of
+// 64 digits a line (3.6 M lines at 4096 hosts), and a digit's three range tests each were 7% of
+// reading.
+constexpr std::array<signed char, 256> kNibble = [] {
+  std::array<signed char, 256> t{};
+  for (auto& x : t) x = -1;
+  for (int c = 0; c < 10; ++c) t['0' + c] = static_cast<signed char>(c);
+  for (int c = 0; c < 6; ++c) t['a' + c] = t['A' + c] = static_cast<signed char>(10 + c);
+  return t;
+}();
+}  // namespace
+
 bool digest_from_hex(std::string_view hex, Digest& out) {
   if (hex.size() != out.size() * 2) return false;
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
+  int bad = 0;  // any digit's -1 sets the sign bit: one test at the end, not one per digit
   for (std::size_t i = 0; i < out.size(); ++i) {
-    const int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
+    const int hi = kNibble[static_cast<unsigned char>(hex[2 * i])], lo = kNibble[static_cast<unsigned char>(hex[2 * i + 1])];
+    bad |= hi | lo;
     out[i] = static_cast<unsigned char>(hi << 4 | lo);
   }
-  return true;
+  return bad >= 0;
 }
 
 }  // namespace ga::base

@@ -418,48 +418,20 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
   std::vector<nlohmann::json*> stack_;
 };
 
-// The bytes of a chained line's record without its chain: the body, then the closing brace.
-// The parser never sees the 76 bytes of the chain it has no use for (a chained journal of 4096
-// hosts is 0.27 GB larger, and lexing them was most of what the chain cost the reader); the
-// chain itself is checked from the line's text (link_line).
-class BodyThenBrace {
- public:
-  using iterator_category = std::forward_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-  BodyThenBrace(std::string_view body, std::size_t at) : body_(body), at_(at) {}
-  reference operator*() const { return at_ < body_.size() ? body_[at_] : kBrace; }
-  BodyThenBrace& operator++() {
-    ++at_;
-    return *this;
-  }
-  BodyThenBrace operator++(int) {
-    BodyThenBrace was = *this;
-    ++at_;
-    return was;
-  }
-  bool operator==(const BodyThenBrace& o) const { return at_ == o.at_; }
-  bool operator!=(const BodyThenBrace& o) const { return at_ != o.at_; }
-  static BodyThenBrace begin(std::string_view body) { return {body, 0}; }
-  static BodyThenBrace end(std::string_view body) { return {body, body.size() + 1}; }
-
- private:
-  static constexpr char kBrace = '}';
-  std::string_view body_;
-  std::size_t at_;
-};
-
 // `body`: the line's record without its chain (split_chained), or empty for a line that is not
-// chained, which is parsed whole.
-void parse_line(const std::string& line, std::string_view body, ParsedLine& out, SharedParamsPool& pool) {
+// chained, which is parsed whole. A chained line is parsed as its body and a closing brace,
+// copied into `scratch` (the caller's, reused line after line): the parser never sees the 76
+// bytes of the chain it has no use for (lexing them was most of what the chain cost the
+// reader), and a copy of ~250 bytes costs less than an iterator that tests at every byte
+// whether it is past the body.
+void parse_line(const std::string& line, std::string_view body, ParsedLine& out, SharedParamsPool& pool,
+                std::string& scratch) {
   const bool chained = !body.empty();
+  if (chained) scratch.assign(body).push_back('}');
+  const std::string& text = chained ? scratch : line;
   {
     SampleSax sax;
-    const bool parsed = chained ? nlohmann::json::sax_parse(BodyThenBrace::begin(body), BodyThenBrace::end(body), &sax)
-                                : nlohmann::json::sax_parse(line, &sax);
-    if (parsed && sax.good()) {
+    if (nlohmann::json::sax_parse(text, &sax) && sax.good()) {
       out.seq = sax.seq;
       out.sample = sax.take(pool);
       out.is_sample = true;
@@ -471,8 +443,7 @@ void parse_line(const std::string& line, std::string_view body, ParsedLine& out,
     }
   }
   try {
-    out.record = chained ? nlohmann::json::parse(BodyThenBrace::begin(body), BodyThenBrace::end(body))
-                         : nlohmann::json::parse(line);
+    out.record = nlohmann::json::parse(text);
   } catch (const std::exception& e) {
     out.parse_error = e.what();
     return;
@@ -525,13 +496,16 @@ constexpr std::size_t kClaimLines = 256;
 // The chain of line i checked against its body and the previous line's chain: hashing is a
 // third of reading a chained journal, so it is done here, by the parsing threads, each line
 // on its own (the previous line's chain is in its text).
-void link_line(ReadBatch& b, std::size_t i, const std::optional<ChainedLine>& own, base::Sha256& h) {
+// `before`: line i-1 split, where the caller already has it (the previous line of its chunk).
+void link_line(ReadBatch& b, std::size_t i, const std::optional<ChainedLine>& own,
+               const std::optional<ChainedLine>* before, base::Sha256& h) {
   ParsedLine& pl = b.parsed[i];
   if (!own) return;
   pl.chain = own->chain;
   std::optional<base::Digest> prev;
   if (i > 0) {
-    if (const auto p = split_chained(b.lines[i - 1])) prev = p->chain;
+    const std::optional<ChainedLine> p = before ? *before : split_chained(b.lines[i - 1]);
+    if (p) prev = p->chain;
   } else {
     prev = b.chain_before;
   }
@@ -546,14 +520,24 @@ void link_line(ReadBatch& b, std::size_t i, const std::optional<ChainedLine>& ow
 
 void parse_some(ReadBatch& b, SharedParamsPool& pool) {
   base::Sha256 h;
+  std::string scratch;
   for (;;) {
     std::size_t i = b.claimed.fetch_add(kClaimLines);
     if (i >= b.n) return;
+    // Each line split once: its chain is the next line's previous one (split again only at a
+    // chunk's first line, whose previous line another thread may hold).
+    std::optional<ChainedLine> last;
+    bool have_last = false;  // `last` is line i-1 split
     for (const std::size_t end = std::min(i + kClaimLines, b.n); i < end; ++i) {
-      if (b.lines[i].empty()) continue;
-      const auto own = split_chained(b.lines[i]);
-      parse_line(b.lines[i], own ? own->body : std::string_view{}, b.parsed[i], pool);
-      link_line(b, i, own, h);
+      if (b.lines[i].empty()) {
+        have_last = false;
+        continue;
+      }
+      auto own = split_chained(b.lines[i]);
+      parse_line(b.lines[i], own ? own->body : std::string_view{}, b.parsed[i], pool, scratch);
+      link_line(b, i, own, have_last ? &last : nullptr, h);
+      last = std::move(own);
+      have_last = true;
     }
   }
 }
