@@ -602,6 +602,10 @@ void explain_one(const FabricAnalysis& a, Verdict& v) {
 
 }  // namespace
 
+bool explains_passes(std::string_view metric) {
+  return !analysis_kind(metric).empty() || metric == "p2p.host_tail_p" || metric == "p2p.link_tail_p";
+}
+
 void explain_fabric_verdicts(const FabricAnalysis& a, std::vector<Verdict>& verdicts) {
   // Each verdict on its own, in two halves side by side: at 4096 hosts this pass looks up
   // ~200 k fabric verdicts' evidence among 2 M verdicts, ~0.5 s of one core.

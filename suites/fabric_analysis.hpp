@@ -100,5 +100,9 @@ void analyze_tail_events(const base::ByName<Metric>& by_name, FabricAnalysis& a)
 FabricAnalysis analyze_fabric(const std::vector<Metric>& metrics);
 FabricAnalysis analyze_fabric(const base::ByName<Metric>& by_name);  // the judge's: metrics_by_name
 void explain_fabric_verdicts(const FabricAnalysis&, std::vector<Verdict>& verdicts);
+// Whether explain_fabric_verdicts may change a passing verdict of `metric` (make it
+// inconclusive, add its evidence to the reason): the derived slowdowns and tail-event tests.
+// The judge folds no pass of these before the explanation (suites/pass_fold.hpp).
+bool explains_passes(std::string_view metric);
 
 }  // namespace ga::judging

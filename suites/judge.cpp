@@ -25,6 +25,7 @@
 #include "suites/fabric_groups.hpp"
 #include "suites/rdma_rates.hpp"
 #include "suites/judge_parts.hpp"
+#include "suites/pass_fold.hpp"
 #include "topology/place.hpp"
 
 namespace ga {
@@ -658,15 +659,23 @@ class CriterionJudge {
 // as soon as it and every one before it are done, and frees it. A worker takes a criterion
 // only while fewer than kAhead slots wait, so at most a few criteria's verdicts are ever held
 // twice (all of them twice would be ~650 MB at 4096 hosts, over the 4 GiB the judge may use).
+// With a `folder` (past kFoldPassingAbove hosts) this thread folds each slot's passes as it
+// takes it, beside the workers: the 2 M passing verdicts of 4096 hosts are never all held.
 void judge_criteria(const CriteriaSet& criteria, const Facts& facts, const std::vector<Metric>& metrics,
-                    const MetricCatalogue* catalogue, std::vector<Verdict>& out) {
+                    const MetricCatalogue* catalogue, judging::PassFolder* folder, std::vector<Verdict>& out) {
   const MetricsByName by_name = metrics_by_name(metrics);
   const std::size_t n = criteria.criteria.size();
   constexpr std::size_t kAhead = 4;
   const unsigned workers = std::min<unsigned>(2, std::max(1u, std::thread::hardware_concurrency()));
   if (workers < 2 || n < 2) {
     const CriterionJudge cj(facts, metrics, by_name, catalogue, criteria);
-    for (const auto& c : criteria.criteria) cj.judge(c, out);
+    std::vector<Verdict> one;
+    for (const auto& c : criteria.criteria) {
+      cj.judge(c, one);
+      if (folder) folder->take(one, true);
+      out.insert(out.end(), std::make_move_iterator(one.begin()), std::make_move_iterator(one.end()));
+      one.clear();
+    }
     return;
   }
   struct Slot {
@@ -711,6 +720,7 @@ void judge_criteria(const CriteriaSet& criteria, const Facts& facts, const std::
       changed.wait(lock, [&] { return slot.done || (stop && taken <= i); });
     }
     if (!slot.done || slot.error) break;
+    if (folder) folder->take(slot.verdicts, true);
     base::prefault_tail(out, slot.verdicts.size());  // ~1 GB of fresh memory in all at 4096 hosts
     out.insert(out.end(), std::make_move_iterator(slot.verdicts.begin()), std::make_move_iterator(slot.verdicts.end()));
     std::vector<Verdict>().swap(slot.verdicts);
@@ -797,13 +807,27 @@ Judgement judge_metrics(std::vector<Metric> metrics, const JournalData& journal,
   }
 
   j.verdicts = probe_verdicts(j.probes);
-  // About one verdict per metric: reserved once, so that growing the vector does not hold two
-  // copies of a million verdicts at once (pages reserved and never written cost nothing).
-  j.verdicts.reserve(j.verdicts.size() + j.metrics.size());
-  judge_criteria(criteria, facts, j.metrics, catalogue, j.verdicts);
+  // Past kFoldPassingAbove hosts the passes are counted as they come, not kept (issue 36).
+  std::optional<judging::PassFolder> folder;
+  if (facts.hosts.size() > kFoldPassingAbove) {
+    folder.emplace(hosts_kept_in_full(journal));
+  } else {
+    // About one verdict per metric: reserved once, so that growing the vector does not hold
+    // two copies of a million verdicts at once (pages reserved and never written cost nothing).
+    j.verdicts.reserve(j.verdicts.size() + j.metrics.size());
+  }
+  judge_criteria(criteria, facts, j.metrics, catalogue, folder ? &*folder : nullptr, j.verdicts);
   judging::explain_fabric_verdicts(*fabric, j.verdicts);
   // After the pairs' explanations: a failing group link takes the blame off the pairs it explains.
   judging::explain_group_verdicts(*groups, j.verdicts);
+  if (folder) {
+    // What the explanations left passing, folded with the rest, in the criteria's order.
+    folder->take(j.verdicts, false);
+    std::map<std::string, std::size_t> order;
+    for (std::size_t i = 0; i < criteria.criteria.size(); ++i) order.try_emplace(criteria.criteria[i].name, i);
+    j.summary.pass = static_cast<int>(folder->folded());
+    folder->finish(j, order);
+  }
 
   j.incomplete = judging::find_incomplete(journal, j.probes);
   bool node_fault = false, tool_error = false, inconclusive = false;
@@ -827,7 +851,6 @@ Judgement judge_metrics(std::vector<Metric> metrics, const JournalData& journal,
   else if (tool_error) set("TOOL ERROR", kExitToolError);
   else if (inconclusive) set("INCONCLUSIVE", kExitInconclusive);
   else set("PASS", kExitPass);
-  if (facts.hosts.size() > kFoldPassingAbove) fold_passing_verdicts(j, hosts_kept_in_full(journal));
   return j;
 }
 
@@ -852,64 +875,9 @@ std::set<std::string> hosts_kept_in_full(const JournalData& journal) {
 }
 
 void fold_passing_verdicts(Judgement& j, const std::set<std::string>& keep) {
-  struct HostCount {
-    std::size_t places = 0;
-    std::optional<double> worst;
-  };
-  std::map<std::pair<std::string, std::string>, std::size_t> at;  // (criterion, kind) -> index in j.passing
-  std::vector<std::unordered_map<std::string, HostCount>> per_host;
-  // Is `m` a worse margin than `worst` (absent margins are never worse than a present one)?
-  auto worse = [](const std::optional<double>& m, const std::optional<double>& worst) {
-    return m && (!worst || *m < *worst);
-  };
-  // A host with a verdict to act on keeps every verdict listed: its report section shows the
-  // failure among its passes, as at any size.
-  std::set<std::string> listed = keep;
-  for (const auto& v : j.verdicts)
-    if (v.outcome() != OutcomeClass::none)
-      for (auto& h : place::hosts_of(v.place)) listed.insert(std::move(h));
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < j.verdicts.size(); ++i) {
-    Verdict& v = j.verdicts[i];
-    bool fold = v.status == VerdictStatus::pass;
-    Place p;
-    if (fold) {
-      p = Place::parse(v.place);
-      for (const auto& h : place::hosts_of(p))
-        if (listed.count(h)) fold = false;
-    }
-    if (!fold) {
-      if (kept != i) j.verdicts[kept] = std::move(v);
-      ++kept;
-      continue;
-    }
-    auto [it, fresh] = at.try_emplace({v.criterion, place::to_string(p.kind)}, j.passing.size());
-    if (fresh) {
-      j.passing.emplace_back();
-      j.passing.back().criterion = v.criterion;
-      j.passing.back().kind = it->first.second;
-      j.passing.back().severity = v.severity;
-      per_host.emplace_back();
-    }
-    PassingFold& f = j.passing[it->second];
-    const std::optional<double> m = margin(v);
-    for (const auto& h : place::hosts_of(p)) {
-      HostCount& c = per_host[it->second][h];
-      ++c.places;
-      if (worse(m, c.worst)) c.worst = m;
-    }
-    if (++f.places == 1 || worse(m, f.worst_margin)) {
-      f.worst_margin = m;
-      f.worst = std::move(v);
-    }
-  }
-  j.verdicts.erase(j.verdicts.begin() + static_cast<std::ptrdiff_t>(kept), j.verdicts.end());
-  for (std::size_t k = 0; k < j.passing.size(); ++k) {
-    auto& hosts = j.passing[k].hosts;
-    for (auto& [h, c] : per_host[k]) hosts.push_back({h, c.places, c.worst});
-    std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) { return place::less(a.host, b.host); });
-  }
-  j.folded = true;
+  judging::PassFolder folder(keep);
+  folder.take(j.verdicts, false);
+  folder.finish(j);
 }
 
 Judgement judge(const JournalData& journal, const CriteriaSet& criteria, const MetricCatalogue* catalogue) {

@@ -108,7 +108,8 @@ struct Judgement {
   std::vector<Metric> metrics;
   std::vector<ProbeSummary> probes;
   // Every verdict; in a folded judgement every one that does not pass, and the passing ones
-  // on the hosts a re-test must clear (see fold_passing_verdicts), the rest in `passing`.
+  // on the hosts a re-test must clear (see fold_passing_verdicts), the other passes counted in
+  // `passing`, a failing host's too: its section lists its failures and counts its passes.
   std::vector<Verdict> verdicts;
   bool folded = false;
   std::vector<PassingFold> passing;     // folded only: in the criteria's order
@@ -118,10 +119,9 @@ struct Judgement {
 
 // The judgement's passing verdicts counted into Judgement::passing, except those at a place on
 // a host in `keep` (the suspects a re-test re-judges: their passes are the evidence that clears
-// them, reports/campaign.hpp) or on a host with a verdict to act on (a node fault, tool error or
-// inconclusive one: its section shows the failure among its passes). The judge calls it past
-// kFoldPassingAbove hosts; tests call it on small judgements. Summary counts are not changed:
-// they count every verdict.
+// them, reports/campaign.hpp). Past kFoldPassingAbove hosts the judge folds as it judges
+// (suites/pass_fold.hpp), so that the passes are never all made and held; tests call this on
+// small judgements. Summary counts are not changed: they count every verdict.
 void fold_passing_verdicts(Judgement& j, const std::set<std::string>& keep);
 // The hosts whose passing verdicts a folded judgement keeps listed: the ones the run re-tests
 // as suspects, from what the re-test's journal copied of the earlier run (run_start.rerun_of,

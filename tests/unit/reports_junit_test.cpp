@@ -126,7 +126,7 @@ TEST(ReportsJunit, OneSuitePerProbeAndACasePerCriterionKindAndOutcome) {
 TEST(ReportsJunit, FoldedAndListedPassesGiveTheSameFile) {
   auto j = test::make_journal();
   auto g = test::make_judgement();
-  // node2 and node10 have failures, so they stay listed: a host of passes only folds.
+  // Every pass folds, node2's and node10's beside their failures too.
   g.verdicts.push_back(test::verdict("hostmem-triad", "hostmem.triad_bw", "node20/numa:0", VerdictStatus::pass, 1.1e11,
                                      "B/s", {{"op", ">="}, {"value", 1e11}}, "110 GB/s >= 100 GB/s"));
   Parsed listed;

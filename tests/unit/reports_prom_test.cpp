@@ -104,7 +104,7 @@ TEST(ReportProm, StatusValuesMarginsInBaseUnitsAndTheClusterApart) {
 // Issue 36: the file of a folded judgement is the file of the same judgement unfolded.
 TEST(ReportProm, FoldedAndListedPassesGiveTheSameFile) {
   Judgement g = test::make_judgement();
-  // node2 and node10 have failures, so they stay listed: a host of passes only folds.
+  // Every pass folds, node2's and node10's beside their failures too.
   g.verdicts.push_back(test::verdict("hostmem-triad", "hostmem.triad_bw", "node20/numa:0", VerdictStatus::pass, 1.1e11,
                                      "B/s", {{"op", ">="}, {"value", 1e11}}, "110 GB/s >= 100 GB/s"));
   Judgement folded = g;
