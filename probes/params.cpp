@@ -3,10 +3,12 @@
 namespace ga {
 
 Params::Params() {
-  // One shared, immutable empty object: most verdicts that have no params copy this pointer.
-  static const std::shared_ptr<const Entry> empty =
-      std::make_shared<const Entry>(Entry{nlohmann::json::object(), "{}"});
-  e_ = empty;
+  // One immutable empty object for every Params without params, held by a pointer that owns
+  // nothing (the aliasing constructor with no control block): a copy of it counts no
+  // reference. Counted, each of the millions of samples, metrics and verdicts made and dropped
+  // at 4096 hosts moved one shared counter between the two cores (4% of reading a journal).
+  static const Entry empty{nlohmann::json::object(), "{}"};
+  e_ = std::shared_ptr<const Entry>(std::shared_ptr<const Entry>(), &empty);
 }
 
 Params::Params(nlohmann::json value) {

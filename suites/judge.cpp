@@ -80,7 +80,8 @@ class CriterionJudge {
   // Appends the criterion's verdicts to `out`, where they stay: at 4096 hosts a criterion
   // has up to a few hundred thousand, each once moved between vectors cost a page fault's
   // share of fresh memory.
-  void judge(const Criterion& c, std::vector<Verdict>& out) const {
+  // With a `folder`, the passes it folds are folded as each metric's are made (PassFolder).
+  void judge(const Criterion& c, std::vector<Verdict>& out, judging::PassFolder* folder = nullptr) const {
     if (uses(c, "expected") && !facts_.expected) {
       // Without a stated topology there is nothing to hold the hosts against; the majority
       // criteria still compare them with each other.
@@ -92,15 +93,19 @@ class CriterionJudge {
     }
     for (const auto& name : metric_names(c)) {
       const std::size_t start = out.size();
-      judge_metric(c, name, out);
-      // The metrics come sorted by place, so the verdicts mostly do too: sort only when not.
-      auto less = [](const Verdict& a, const Verdict& b) {
-        if (a.place != b.place) return judging::place_less(a.place, b.place);
-        return a.params.dump() < b.params.dump();
-      };
-      const auto part = out.begin() + static_cast<std::ptrdiff_t>(start);
-      if (!std::is_sorted(part, out.end(), less)) std::stable_sort(part, out.end(), less);
+      judge_metric(c, name, out, folder);
+      sort_by_place(out, start);
     }
+  }
+
+  // The metrics come sorted by place, so the verdicts mostly do too: sort only when not.
+  static void sort_by_place(std::vector<Verdict>& out, std::size_t start) {
+    auto less = [](const Verdict& a, const Verdict& b) {
+      if (a.place != b.place) return judging::place_less(a.place, b.place);
+      return a.params.dump() < b.params.dump();
+    };
+    const auto part = out.begin() + static_cast<std::ptrdiff_t>(start);
+    if (!std::is_sorted(part, out.end(), less)) std::stable_sort(part, out.end(), less);
   }
 
  private:
@@ -202,7 +207,9 @@ class CriterionJudge {
     return {};
   }
 
-  void judge_metric(const Criterion& c, const std::string& name, std::vector<Verdict>& out) const {
+  void judge_metric(const Criterion& c, const std::string& name, std::vector<Verdict>& out,
+                    judging::PassFolder* folder) const {
+    const std::size_t start = out.size();
     std::vector<const Metric*> selected;
     if (auto it = by_name_.find(name); it != by_name_.end())
       for (const Metric* m : it->second) {
@@ -248,7 +255,9 @@ class CriterionJudge {
     const std::size_t first = out.size();
     const auto not_the_node = decl ? decl->decl.not_the_node : MetricDecl::NotTheNode::none;
     for (const Metric* m : compared) {
-      Verdict v = evaluate(c, *m, resolver);
+      // A pass the folder will count needs no words: only its fold's worst is shown (remade below).
+      const bool reasons = !folder || !folder->folds(name, m->place, true);
+      Verdict v = evaluate(c, *m, resolver, reasons);
       v.metric_index = index_of(*m);
       // A probe may explain a value in params.reason ("STA_UNSYNC set, no time daemon"); a
       // verdict that does not pass carries that explanation, so the report says why.
@@ -268,6 +277,10 @@ class CriterionJudge {
     }
     if (not_the_node != MetricDecl::NotTheNode::none) settle_everywhere(out, first, not_the_node);
     if (c.required != Required::no) absent_somewhere(c, name, selected, by_expected, out);
+    if (folder) {
+      sort_by_place(out, start);  // in the order they are listed, so the fold's worst is the one a list shows first
+      folder->take(out, true, start, [&](Verdict& v) { v.reason = evaluate(c, metrics_[v.metric_index], resolver, true).reason; });
+    }
   }
 
   // A failure that is not the node's (MetricDecl::NotTheNode): a tool error, or a warning
@@ -442,7 +455,8 @@ class CriterionJudge {
     }
   }
 
-  Verdict evaluate(const Criterion& c, const Metric& m, const BoundResolver& r) const {
+  // `reasons` false: a pass gets no reason text (the folder counts it; PassFolder::take).
+  Verdict evaluate(const Criterion& c, const Metric& m, const BoundResolver& r, bool reasons) const {
     Verdict v = base(c, m.metric, m.place);
     v.params = m.params;
     v.unit = m.unit;
@@ -479,9 +493,9 @@ class CriterionJudge {
     if (!m.value && c.comparator != Comparator::equals)
       return error(m.metric + " is text; compare: " + std::string(to_string(c.comparator)) + " needs a number");
 
-    if (c.comparator == Comparator::within_pct_of_median) return within(c, m, r, v);
-    if (c.comparator == Comparator::mad_outlier) return mad_outlier(c, m, r, v);
-    if (c.comparator == Comparator::between) return between(c, m, r, v);
+    if (c.comparator == Comparator::within_pct_of_median) return within(c, m, r, v, reasons);
+    if (c.comparator == Comparator::mad_outlier) return mad_outlier(c, m, r, v, reasons);
+    if (c.comparator == Comparator::between) return between(c, m, r, v, reasons);
 
     Resolved b = r.resolve(c.value, m);
     if (b.unusable) {
@@ -497,6 +511,7 @@ class CriterionJudge {
       v.bounds = shared_bounds({{"op", op}, {"text", *b.text}});
       const bool ok = *m.text == *b.text;
       v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
+      if (ok && !reasons) return v;
       v.reason = m.metric + " is " + value_text(m) + (ok ? ", equal to " : ", not ") + b.said;
       return v;
     }
@@ -505,27 +520,30 @@ class CriterionJudge {
     v.bounds = shared_bounds("value", op, {bound}, [&] { return nlohmann::json{{"op", op}, {"value", bound}}; });
     bool ok = false;
     switch (c.comparator) {
+      case Comparator::ge: ok = x >= bound - tol; break;
+      case Comparator::le: ok = x <= bound + tol; break;
+      default: ok = std::fabs(x - bound) <= tol; break;  // equals
+    }
+    v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
+    if (ok && !reasons) return v;
+    switch (c.comparator) {
       case Comparator::ge:
-        ok = x >= bound - tol;
         v.reason = m.metric + " " + value_text(m) +
                    (ok ? " >= " + b.said : " is " + percent_off(x, bound, "below", "above") + " the floor " + b.said);
         break;
       case Comparator::le:
-        ok = x <= bound + tol;
         v.reason = m.metric + " " + value_text(m) +
                    (ok ? " <= " + b.said
                        : " is " + percent_off(x, bound, "below", "above") + " the ceiling " + b.said);
         break;
       default:  // equals
-        ok = std::fabs(x - bound) <= tol;
         v.reason = m.metric + " is " + value_text(m) + (ok ? ", equal to " : ", not ") + b.said;
         break;
     }
-    v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
     return v;
   }
 
-  Verdict between(const Criterion& c, const Metric& m, const BoundResolver& r, Verdict v) const {
+  Verdict between(const Criterion& c, const Metric& m, const BoundResolver& r, Verdict v, bool reasons) const {
     Resolved lo = r.resolve(c.low, m), hi = r.resolve(c.high, m);
     for (const Resolved* b : {&lo, &hi})
       if (b->unusable) {
@@ -546,6 +564,7 @@ class CriterionJudge {
     const bool low_ok = x >= *lo.number - tolerance(x, *lo.number);
     const bool high_ok = x <= *hi.number + tolerance(x, *hi.number);
     v.status = low_ok && high_ok ? VerdictStatus::pass : VerdictStatus::fail;
+    if (low_ok && high_ok && !reasons) return v;
     const std::string range = "[" + lo.said + ", " + hi.said + "]";
     if (!low_ok) v.reason = m.metric + " " + value_text(m) + " is below " + range;
     else if (!high_ok) v.reason = m.metric + " " + value_text(m) + " is above " + range;
@@ -553,7 +572,7 @@ class CriterionJudge {
     return v;
   }
 
-  Verdict within(const Criterion& c, const Metric& m, const BoundResolver& r, Verdict v) const {
+  Verdict within(const Criterion& c, const Metric& m, const BoundResolver& r, Verdict v, bool reasons) const {
     const double med = *r.median(), x = *m.value;
     v.reference = med;
     const double low = med - std::fabs(med) * c.pct / 100, high = med + std::fabs(med) * c.pct / 100;
@@ -563,6 +582,7 @@ class CriterionJudge {
     const double off = med == 0 ? (x == 0 ? 0 : INFINITY) : std::fabs(x - med) / std::fabs(med) * 100;
     const bool ok = off <= c.pct + c.pct * kRelTolerance;
     v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
+    if (ok && !reasons) return v;
     const std::string allowed = " (allowed " + base::format_number(c.pct) + "%, over " +
                                 std::to_string(r.selected().size()) + " " + judging::plural_of_kind(m.place) + ")";
     if (med == 0)
@@ -582,7 +602,7 @@ class CriterionJudge {
   // than floor_pct of the median: the floor keeps a cluster whose places agree to the last
   // digit (MAD 0) from failing a place 0.1% off. Only the worse side fails: for a metric whose
   // better direction is higher, a place far above its peers is no fault of that place.
-  Verdict mad_outlier(const Criterion& c, const Metric& m, const BoundResolver& r, Verdict v) const {
+  Verdict mad_outlier(const Criterion& c, const Metric& m, const BoundResolver& r, Verdict v, bool reasons) const {
     constexpr double kScale = 1.4826;
     const double med = *r.median(), x = *m.value, mad = r.mad().value_or(0);
     v.reference = med;
@@ -601,6 +621,7 @@ class CriterionJudge {
     const bool low_ok = !judge_low || x >= low - tol, high_ok = !judge_high || x <= high + tol;
     const bool ok = low_ok && high_ok;
     v.status = ok ? VerdictStatus::pass : VerdictStatus::fail;
+    if (ok && !reasons) return v;
     const std::string n = std::to_string(r.selected().size()) + " " + judging::plural_of_kind(m.place);
     const std::string rule = base::format_number(c.k) + " scaled MADs (" + base::format_quantity(spread, m.unit) +
                              ") and the floor (" + base::format_quantity(floor, m.unit) +
@@ -659,8 +680,9 @@ class CriterionJudge {
 // as soon as it and every one before it are done, and frees it. A worker takes a criterion
 // only while fewer than kAhead slots wait, so at most a few criteria's verdicts are ever held
 // twice (all of them twice would be ~650 MB at 4096 hosts, over the 4 GiB the judge may use).
-// With a `folder` (past kFoldPassingAbove hosts) this thread folds each slot's passes as it
-// takes it, beside the workers: the 2 M passing verdicts of 4096 hosts are never all held.
+// With a `folder` (past kFoldPassingAbove hosts) each worker folds its criterion's passes as it
+// makes them, into its slot's folder, and this thread merges the slots' folds in order: the 2 M
+// passing verdicts of 4096 hosts are never all held, and most are never given words.
 void judge_criteria(const CriteriaSet& criteria, const Facts& facts, const std::vector<Metric>& metrics,
                     const MetricCatalogue* catalogue, judging::PassFolder* folder, std::vector<Verdict>& out) {
   const MetricsByName by_name = metrics_by_name(metrics);
@@ -669,17 +691,12 @@ void judge_criteria(const CriteriaSet& criteria, const Facts& facts, const std::
   const unsigned workers = std::min<unsigned>(2, std::max(1u, std::thread::hardware_concurrency()));
   if (workers < 2 || n < 2) {
     const CriterionJudge cj(facts, metrics, by_name, catalogue, criteria);
-    std::vector<Verdict> one;
-    for (const auto& c : criteria.criteria) {
-      cj.judge(c, one);
-      if (folder) folder->take(one, true);
-      out.insert(out.end(), std::make_move_iterator(one.begin()), std::make_move_iterator(one.end()));
-      one.clear();
-    }
+    for (const auto& c : criteria.criteria) cj.judge(c, out, folder);
     return;
   }
   struct Slot {
     std::vector<Verdict> verdicts;
+    std::optional<judging::PassFolder> folder;  // its passes, folded by its worker
     bool done = false;
     std::exception_ptr error;
   };
@@ -700,7 +717,8 @@ void judge_criteria(const CriteriaSet& criteria, const Facts& facts, const std::
       }
       Slot& slot = slots[i];
       try {
-        cj.judge(criteria.criteria[i], slot.verdicts);
+        if (folder) slot.folder.emplace(folder->keep());
+        cj.judge(criteria.criteria[i], slot.verdicts, folder ? &*slot.folder : nullptr);
       } catch (...) {
         slot.error = std::current_exception();
       }
@@ -720,7 +738,7 @@ void judge_criteria(const CriteriaSet& criteria, const Facts& facts, const std::
       changed.wait(lock, [&] { return slot.done || (stop && taken <= i); });
     }
     if (!slot.done || slot.error) break;
-    if (folder) folder->take(slot.verdicts, true);
+    if (folder) folder->merge(std::move(*slot.folder));
     base::prefault_tail(out, slot.verdicts.size());  // ~1 GB of fresh memory in all at 4096 hosts
     out.insert(out.end(), std::make_move_iterator(slot.verdicts.begin()), std::make_move_iterator(slot.verdicts.end()));
     std::vector<Verdict>().swap(slot.verdicts);
@@ -809,8 +827,9 @@ Judgement judge_metrics(std::vector<Metric> metrics, const JournalData& journal,
   j.verdicts = probe_verdicts(j.probes);
   // Past kFoldPassingAbove hosts the passes are counted as they come, not kept (issue 36).
   std::optional<judging::PassFolder> folder;
+  const std::set<std::string> keep = hosts_kept_in_full(journal);  // outlives the folders
   if (facts.hosts.size() > kFoldPassingAbove) {
-    folder.emplace(hosts_kept_in_full(journal));
+    folder.emplace(keep);
   } else {
     // About one verdict per metric: reserved once, so that growing the vector does not hold
     // two copies of a million verdicts at once (pages reserved and never written cost nothing).
