@@ -296,6 +296,7 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
       params_ = nlohmann::json::object();
       stack_.push_back(&params_);
       has_params_ = true;
+      ++params_objects_;
       return true;
     }
     if (in_params()) return open(nlohmann::json::object());
@@ -329,9 +330,15 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
   // A sample of the writer's shape: place and metric strings, value a number or text a string.
   bool good() const { return type_ == "sample" && !odd_ && has_place_ && has_metric_ && (s.value || s.text); }
   std::optional<long long> seq;  // the writer's record number, when the line has one
-  Sample take(SharedParamsPool& pool) {
+  // The params objects the line had at its top level ("params" twice: the last one counts).
+  int params_objects() const { return params_objects_; }
+  bool params_empty() const { return params_.is_object() && params_.empty(); }
+  // `known`: the params the caller cut out of the line (replaced by {}) because it has seen
+  // their text before; only when the line's one params object is that {}.
+  Sample take(SharedParamsPool& pool, const Params* known = nullptr) {
     if (!has_probe_) s.probe = s.metric.substr(0, s.metric.find('.'));
-    if (has_params_) s.params = pool.intern(std::move(params_));
+    if (known) s.params = *known;
+    else if (has_params_) s.params = pool.intern(std::move(params_));
     return std::move(s);
   }
 
@@ -414,27 +421,104 @@ class SampleSax : public nlohmann::json_sax<nlohmann::json> {
   Field field_ = Field::other;
   int depth_ = 0;
   bool too_deep_ = false, odd_ = false, has_place_ = false, has_metric_ = false, has_probe_ = false, has_params_ = false;
+  int params_objects_ = 0;
   nlohmann::json params_;
   std::vector<nlohmann::json*> stack_;
 };
+
+// Where the value of a record's top-level "params" key lies in its text, when it is an object:
+// [first, last) from its '{' to past its '}'. None for anything else (no such key, its value not
+// an object, the key spelled with escapes, text that does not balance): such a line is parsed
+// whole. Strings are skipped with their escapes, so no brace or key inside one is taken.
+std::optional<std::pair<std::size_t, std::size_t>> params_span(std::string_view t) {
+  std::size_t i = t.find_first_not_of(" \t\r\n");
+  if (i == std::string_view::npos || t[i] != '{') return std::nullopt;
+  auto past_string = [&](std::size_t at) {  // t[at] is '"'; the index past its closing quote, or npos
+    for (std::size_t k = at + 1; k < t.size(); ++k) {
+      if (t[k] == '\\') ++k;
+      else if (t[k] == '"') return k + 1;
+    }
+    return std::string_view::npos;
+  };
+  auto skip_space = [&](std::size_t at) {
+    while (at < t.size() && (t[at] == ' ' || t[at] == '\t' || t[at] == '\r' || t[at] == '\n')) ++at;
+    return at;
+  };
+  int depth = 0;
+  while (i < t.size()) {
+    const char c = t[i];
+    if (c == '"') {
+      const std::size_t end = past_string(i);
+      if (end == std::string_view::npos) return std::nullopt;
+      if (depth == 1 && t.substr(i, end - i) == "\"params\"") {
+        std::size_t v = skip_space(end);
+        if (v >= t.size() || t[v] != ':') {
+          i = end;  // a value that reads "params", not the key
+          continue;
+        }
+        v = skip_space(v + 1);
+        if (v >= t.size() || t[v] != '{') return std::nullopt;
+        int d = 0;
+        for (std::size_t k = v; k < t.size();) {
+          if (t[k] == '"') {
+            k = past_string(k);
+            if (k == std::string_view::npos) return std::nullopt;
+            continue;
+          }
+          if (t[k] == '{' || t[k] == '[') ++d;
+          else if ((t[k] == '}' || t[k] == ']') && --d == 0) return std::pair(v, k + 1);
+          ++k;
+        }
+        return std::nullopt;
+      }
+      i = end;
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    else if (c == '}' || c == ']') --depth;
+    ++i;
+  }
+  return std::nullopt;
+}
 
 // `body`: the line's record without its chain (split_chained), or empty for a line that is not
 // chained, which is parsed whole. A chained line is parsed as its body and a closing brace,
 // copied into `scratch` (the caller's, reused line after line): the parser never sees the 76
 // bytes of the chain it has no use for (lexing them was most of what the chain cost the
 // reader), and a copy of ~250 bytes costs less than an iterator that tests at every byte
-// whether it is past the body.
+// whether it is past the body. Params whose text the pool has seen are cut out of that copy
+// the same way (replaced by {}) and taken from the pool: lexing them, building their value and
+// dumping it again was a fifth of reading.
 void parse_line(const std::string& line, std::string_view body, ParsedLine& out, SharedParamsPool& pool,
                 std::string& scratch) {
   const bool chained = !body.empty();
+  const std::string_view record = chained ? body : std::string_view(line);
+  const auto span = params_span(record);
+  const std::string_view raw = span ? record.substr(span->first, span->second - span->first) : std::string_view{};
+  std::optional<Params> known = span ? pool.find_raw(raw) : std::nullopt;
+  if (known) {
+    scratch.assign(record.substr(0, span->first)).append("{}").append(record.substr(span->second));
+    if (chained) scratch.push_back('}');
+    SampleSax sax;
+    if (nlohmann::json::sax_parse(scratch, &sax) && sax.good() && sax.params_objects() == 1 && sax.params_empty()) {
+      out.seq = sax.seq;
+      out.sample = sax.take(pool, &*known);
+      out.is_sample = true;
+      return;
+    }
+    // Anything else (another record type, a second params, an error) is read from the line as
+    // it is, below, so that what it gives and what its error says do not depend on the cut.
+  }
   if (chained) scratch.assign(body).push_back('}');
   const std::string& text = chained ? scratch : line;
   {
     SampleSax sax;
     if (nlohmann::json::sax_parse(text, &sax) && sax.good()) {
       out.seq = sax.seq;
+      const bool one_params = sax.params_objects() == 1;
       out.sample = sax.take(pool);
       out.is_sample = true;
+      if (span && one_params) pool.remember_raw(raw, out.sample.params);
       return;
     }
     if (sax.too_deep()) {

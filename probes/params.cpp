@@ -44,4 +44,18 @@ Params SharedParamsPool::intern(nlohmann::json&& value) {
   return shard.pool.intern(std::move(text), std::move(value));
 }
 
+std::optional<Params> SharedParamsPool::find_raw(std::string_view raw) {
+  RawShard& shard = raw_shards_[std::hash<std::string_view>{}(raw) % kShards];
+  std::lock_guard lock(shard.mu);
+  auto it = shard.by_raw.find(raw);
+  if (it == shard.by_raw.end()) return std::nullopt;
+  return it->second;
+}
+
+void SharedParamsPool::remember_raw(std::string_view raw, const Params& p) {
+  RawShard& shard = raw_shards_[std::hash<std::string_view>{}(raw) % kShards];
+  std::lock_guard lock(shard.mu);
+  shard.by_raw.try_emplace(std::string(raw), p);
+}
+
 }  // namespace ga

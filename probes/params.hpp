@@ -9,7 +9,9 @@
 #include <array>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -79,17 +81,35 @@ class ParamsPool {
 // thread interned into a pool of its own and the one thread that takes the samples in order
 // interned every sample again into the pool they keep, 3.3 M lookups at 4096 hosts while the
 // other core waited.
+//
+// It also remembers params by the text they had in the journal line (`raw`, as the writer
+// dumped them): a line whose params text was seen before takes that object without building
+// a JSON value of them, dumping it and hashing the dump (at 4096 hosts 3.3 M samples share a
+// few thousand params, and that was a fifth of the reader's time). Raw text is only a key:
+// the Params it finds was made from the parsed value, so two texts of one value (spacing, key
+// order) are two keys of equal params.
 class SharedParamsPool {
  public:
   Params intern(nlohmann::json&& value);
+  std::optional<Params> find_raw(std::string_view raw);
+  void remember_raw(std::string_view raw, const Params& p);
 
  private:
   struct Shard {
     std::mutex mu;
     ParamsPool pool;
   };
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  struct RawShard {
+    std::mutex mu;
+    std::unordered_map<std::string, Params, TextHash, std::equal_to<>> by_raw;
+  };
   static constexpr std::size_t kShards = 64;  // two to eight threads: a shard is rarely contended
   std::array<Shard, kShards> shards_;
+  std::array<RawShard, kShards> raw_shards_;
 };
 
 }  // namespace ga

@@ -78,6 +78,45 @@ TEST(JournalRead, EqualParamsAreSharedAndDifferentOnesAreNot) {
   EXPECT_EQ(d.samples[2].params.at("size"), 9);
 }
 
+// Params whose text was seen before are cut out of the line and taken from the pool
+// (probes/journal.cpp, params_span): a line where that cut would read otherwise than the line
+// as written (a second "params", one spelled with escapes, one inside a string, a bad line
+// after a good one with the same params) reads as the line as written.
+TEST(JournalRead, ParamsSeenBeforeReadAsTheLineSaysWhateverItsSpelling) {
+  const JournalData d = parse(journal_of({
+      R"({"metric":"m.a","params":{"size":8},"place":"n1","type":"sample","value":1})",
+      R"({"metric":"m.a","params":{"size":8},"place":"n2","type":"sample","value":2})",
+      R"({"metric":"m.a","params": { "size" : 8 },"place":"n3","type":"sample","value":3})",
+      R"({"metric":"m.a","params":{"size":8},"params":{"size":9},"place":"n4","type":"sample","value":4})",
+      R"({"metric":"m.a","params":{"size":7},"params":{"size":8},"place":"n5","type":"sample","value":5})",
+      R"({"metric":"m.a","params":{"size":8},"params":{"size":7},"place":"n6","type":"sample","value":6})",
+      R"({"metric":"m.a","text":"\"params\":{\"size\":8}","params":{"size":6},"place":"n7","type":"sample"})",
+      R"({"metric":"m.a","params":{"size":8,"k":{"a":[1,{"b":"}"}]}},"place":"n8","type":"sample","value":8})",
+      R"({"metric":"m.a","params":{"size":8,"k":{"a":[1,{"b":"}"}]}},"place":"n9","type":"sample","value":9})",
+  }));
+  ASSERT_EQ(d.samples.size(), 9u);
+  EXPECT_EQ(&d.samples[0].params.json(), &d.samples[1].params.json());
+  EXPECT_EQ(d.samples[2].params, d.samples[0].params);
+  EXPECT_EQ(d.samples[3].params.at("size"), 9);  // the last "params" counts, as in the DOM
+  EXPECT_EQ(d.samples[4].params.at("size"), 8);
+  EXPECT_EQ(d.samples[5].params.at("size"), 7);
+  EXPECT_EQ(d.samples[6].params.at("size"), 6);
+  EXPECT_EQ(*d.samples[6].text, "\"params\":{\"size\":8}");
+  EXPECT_EQ(d.samples[8].params, d.samples[7].params);
+  EXPECT_EQ(d.samples[8].params.dump(), R"({"k":{"a":[1,{"b":"}"}]},"size":8})");
+  EXPECT_EQ(*d.samples[8].value, 9);
+  // Known params on a line that is not a good sample: the line's own error, at its line.
+  try {
+    parse(journal_of({R"({"metric":"m.a","params":{"size":8},"place":"n1","type":"sample","value":1})",
+                      R"({"metric":"m.a","params":{"size":8},"place":7,"type":"sample","value":1})",
+                      R"({"type":"run_end","time":"t"})"}));
+    ADD_FAILURE() << "no error for a place that is a number";
+  } catch (const JournalError& e) {
+    EXPECT_EQ(e.line, 3);
+    EXPECT_NE(std::string(e.what()).find("type must be string"), std::string::npos) << e.what();
+  }
+}
+
 TEST(JournalRead, BadSamplesAreErrorsNamingTheirLine) {
   struct Case {
     std::string line, says;
