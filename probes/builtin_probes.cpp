@@ -18,6 +18,7 @@ std::unique_ptr<Probe> make_gpu_probe();
 std::unique_ptr<Probe> make_nccl_probe();
 std::unique_ptr<Probe> make_soak_probe();
 std::unique_ptr<Probe> make_net_probe();
+std::unique_ptr<Probe> make_sdc_probe();
 
 void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_inventory_probe());
@@ -34,6 +35,7 @@ void register_builtin_probes(ProbeRegistry& r) {
   r.add(make_nccl_probe());
   r.add(make_soak_probe());
   r.add(make_net_probe());
+  r.add(make_sdc_probe());
 }
 
 }  // namespace ga

@@ -23,6 +23,9 @@
  *   mem_creep          its memory in use creeps up 16 MiB a second from the process's first
  *                      cuMemGetInfo (free memory reported shrinks; nothing is allocated): CUDA
  *   throttle           the hardware thermal slowdown reason (0x40) is active: NVML
+ *   sdc                the second launch of the sdc probe's kernel (ga_sdc_mix) on that GPU
+ *                      in the process ends with one bit of one element of its output flipped
+ *                      (bit 17 of element n/3): CUDA's PTX interpreter (fake_ptx.cpp)
  * Unset (or empty), every GPU is healthy. A name it does not know stops the process with a
  * message, so that a typo never passes for a healthy run. */
 #pragma once
@@ -44,6 +47,7 @@ enum {
   FAKE_SLOW = 1 << 9,
   FAKE_MEM_CREEP = 1 << 10,
   FAKE_THROTTLE = 1 << 11,
+  FAKE_SDC = 1 << 12,
 };
 enum { FAKE_GPUS = 2 };
 
@@ -99,9 +103,10 @@ static inline const struct fake_faults* fake_gpu_faults(void) {
       else if (!strcmp(name, "slow")) bit = FAKE_SLOW;
       else if (!strcmp(name, "mem_creep")) bit = FAKE_MEM_CREEP;
       else if (!strcmp(name, "throttle")) bit = FAKE_THROTTLE;
+      else if (!strcmp(name, "sdc")) bit = FAKE_SDC;
       if (!bit) {
         fprintf(stderr, "GA_FAKE_GPU_FAULTS: unknown fault \"%s\" (slow_hbm, pcie_gen_low, pcie_width_low, xid[:CODE], "
-                        "row_remap_pending, nvlink_down, ecc_uncorrected, hw_slowdown, nvlink_crc, slow, mem_creep, throttle)\n", name);
+                        "row_remap_pending, nvlink_down, ecc_uncorrected, hw_slowdown, nvlink_crc, slow, mem_creep, throttle, sdc)\n", name);
         abort();
       }
       if (!mine) continue;

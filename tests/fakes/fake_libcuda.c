@@ -170,6 +170,7 @@ void fake_cuda_hbm_work_done(int dev, double start, size_t bytes) {
 }
 double fake_cuda_now(void) { return seconds(); }
 int fake_cuda_current_device(void) { return g_current; }
+int fake_cuda_gpu_has_sdc(int dev) { return fake_gpu_has(dev, FAKE_SDC); }
 /* Work a fake library queues on the current device without doing it on the host (the fake
  * cuBLAS's GEMMs): the device is busy until g_busy_until, on the device's own clock, so a GEMM
  * takes its modelled time however late this process is scheduled. Events record when the

@@ -286,6 +286,7 @@ extern "C" {
 void fake_cuda_hbm_work_done(int dev, double start, size_t bytes);
 double fake_cuda_now(void);
 int fake_cuda_current_device(void);
+int fake_cuda_gpu_has_sdc(int dev);
 
 int cuModuleLoadData(void** module, const void* image) {
   if (!module || !image) return 1;
@@ -332,6 +333,16 @@ int cuLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, unsign
       if (int e = run_thread(*f, args.data(), special, r, &executed)) return e;
     }
   fake_cuda_hbm_work_done(fake_cuda_current_device(), start, 0);
+  // GA_FAKE_GPU_FAULTS=HOST/gpu:K=sdc: the sdc kernel's second launch on that GPU computes one
+  // wrong bit (fake_gpu_faults.h); its params are (in, out, n, rounds).
+  const int dev = fake_cuda_current_device();
+  if (f->name == "ga_sdc_mix" && fake_cuda_gpu_has_sdc(dev)) {
+    static int launches[2];
+    if (dev >= 0 && dev < 2 && ++launches[dev] == 2 && args[2] > 0) {
+      uint64_t* out = (uint64_t*)(uintptr_t)args[1];
+      out[args[2] / 3] ^= uint64_t(1) << 17;
+    }
+  }
   return 0;
 }
 

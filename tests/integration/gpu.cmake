@@ -74,3 +74,6 @@ ga_integration_test(gpu.nccl_transport gpu_nccl_transport.sh TIMEOUT 240 SERIAL
 # interrupted by SIGINT still writes a judged report.
 ga_integration_test(gpu.soak gpu_soak.sh TIMEOUT 240 SERIAL
   ARGS $<TARGET_FILE:fake_cuda_ok> $<TARGET_FILE:fake_nvml> $<TARGET_FILE:fake_cublas> $<TARGET_FILE:fake_nccl>)
+# The sdc probe on the fake CUDA's PTX interpreter: 1 and 4 fake hosts x 2 ranks, clean and with
+# one GPU's second repetition one bit wrong (named alone at that GPU, with the element).
+ga_integration_test(gpu.sdc gpu_sdc.sh TIMEOUT 180 SERIAL ARGS $<TARGET_FILE:fake_cuda_ok>)

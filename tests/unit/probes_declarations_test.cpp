@@ -61,7 +61,7 @@ ProbeInfo info_of(const std::string& name) {
 TEST(ProbeDeclarations, EveryProbeDeclaresMetricsWithUnitDirectionAndSummary) {
   ProbeRegistry reg;
   const auto probes = builtin(reg);
-  ASSERT_EQ(probes.size(), 14u);
+  ASSERT_EQ(probes.size(), 15u);
   for (const Probe* p : probes) {
     const ProbeInfo i = p->info();
     SCOPED_TRACE(i.name);
@@ -405,6 +405,17 @@ TEST(ProbeSamplesAreDeclared, NcclOnTheFakes) {
   const auto seen = expect_declared("nccl", r.out.s);
   for (const char* m : {"nccl.init_time", "nccl.init_time_slowest", "nccl.time", "nccl.algbw", "nccl.busbw",
                         "nccl.wrong", "nccl.avg_busbw", "nccl.version", "nccl.env"})
+    EXPECT_TRUE(seen.count(m)) << m;
+}
+
+TEST(ProbeSamplesAreDeclared, SdcOnTheFakes) {
+  // One rank, the two fake GPUs (its PTX interpreted): sdc.unlike_majority is rank 0's, here too.
+  const nlohmann::json p = {{"cuda_library", GA_FAKE_CUDA_OK}, {"duration_s", 0}, {"mib", 1}};
+  auto r = gpu_fixture::run_probe("sdc", p, gpu_fixture::kTree);
+  ASSERT_EQ(r.outcome.status, ProbeStatus::ok) << r.outcome.reason;
+  const auto seen = expect_declared("sdc", r.out.s);
+  for (const char* m : {"sdc.mismatched_repetitions", "sdc.unlike_own_repetitions", "sdc.unlike_majority",
+                        "sdc.repetitions", "sdc.repetition_time", "sdc.rate"})
     EXPECT_TRUE(seen.count(m)) << m;
 }
 
