@@ -20,6 +20,7 @@
 # The signal goes to mpirun alone, as a terminal's ^C does (the daemons and ranks run in
 # process groups of their own). Not through `timeout`: GNU timeout passes a signal on to its
 # child and then to its whole process group, so mpirun would get it twice, as in a double ^C.
+# The burn-in's sdc probe runs too, on 1 MiB for 1 s a GPU (gpu_sdc.sh tests it).
 # The whole test: 38-56 s here (4 runs: a clean 10 s soak, the faults, two interrupted).
 # Args: fake libcuda, fake NVML, fake cuBLAS, fake NCCL (built by gpu.cmake).
 source "$(dirname "$0")/lib.sh"
@@ -36,7 +37,8 @@ soak_run() {  # soak_run OUT FAULTS TIMEOUT gpuaccept-run-args...
   timeout "$limit" mpirun -np 4 --host ga-h1:2,ga-h2:2 $(fake_mpirun_opts) \
     -x GPUACCEPT_SYSFS_ROOT="$tree" -x GPUACCEPT_CUDA_LIBRARY="$fake_cuda" -x GPUACCEPT_NVML_LIBRARY="$fake_nvml" \
     -x GPUACCEPT_CUBLAS_LIBRARY="$fake_cublas" -x GPUACCEPT_NCCL_LIBRARY="$fake_nccl" -x GA_FAKE_GPU_FAULTS="$faults" \
-    "$GA_BIN" run --suite burn-in --criteria "$criteria" --out "$out" "$@" >"$out.log" 2>&1
+    "$GA_BIN" run --suite burn-in --criteria "$criteria" --out "$out" --set sdc.mib=1 --set sdc.duration_s=1 "$@" \
+    >"$out.log" 2>&1
 }
 # The built-in criteria without the two step-time gates (soak.step.tail, soak.step.drift): on
 # the fakes a step is mostly the fake NCCL's TCP between 4 processes on 2 shared cores, whose

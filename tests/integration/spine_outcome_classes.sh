@@ -169,7 +169,7 @@ timeout 200 mpirun -np 4 --host ga-h1:2,ga-h2:2 $(fake_mpirun_opts) \
   -x GPUACCEPT_CUBLAS_LIBRARY="$fake_cublas" -x GPUACCEPT_NCCL_LIBRARY="$fake_nccl" \
   "$GA_BIN" run --out "$GA_TMP/burn" --suite burn-in --criteria "$criteria" --probe-timeout 15 \
   --set soak.duration_s=6 --set soak.interval_s=2 --set soak.allreduce_mib=1 --set soak.h2d_mib=1 \
-  --set soak.kernel_log=/proc/self/fd/1000 >"$GA_TMP/burn.log" 2>&1
+  --set soak.kernel_log=/proc/self/fd/1000 --set sdc.mib=1 --set sdc.duration_s=1 >"$GA_TMP/burn.log" 2>&1
 rc=$?
 check "burn-in, 6 s soak, --probe-timeout 15: exit 0 ($rc)" [ "$rc" -eq 0 ]
 check "... the soak's deadline follows its duration (6 + 15 + 120 s)" \
