@@ -400,6 +400,34 @@ struct Planner::Impl {
   }
   int slot_of(const Analysis& A, int e) const { return A.L->group_rail[static_cast<std::size_t>(A.L->group[static_cast<std::size_t>(e)])]; }
 
+  // The cross-group reference is the median of every cross-group measurement, which holds
+  // while fewer than half of them are slow. With few groups, faults can make most of them
+  // slow (4 leaves, one leaf's uplinks and one leaf pair's path slow: 4 of the 6 leaf pairs),
+  // and the median is then a slow value every slow pair matches: they would pass. So the
+  // reference is also taken per group pair (each pair's median, one vote each): when the
+  // better quarter of group pairs is over `ratio` better than the median, the median is not
+  // what the fabric does, and the better quarter is the reference. A healthy fabric's group
+  // pairs differ by noise, far below `ratio`, and keep the median.
+  double unless_most_group_pairs_slow(std::size_t b, double ref, std::vector<std::pair<std::uint64_t, double>> v) const {
+    if (!(ref > 0) || !std::isfinite(ref) || v.size() < 2) return ref;
+    std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<double> medians;
+    for (std::size_t i = 0; i < v.size();) {
+      std::size_t j = i;
+      std::vector<double> one;
+      for (; j < v.size() && v[j].first == v[i].first; ++j) one.push_back(v[j].second);
+      medians.push_back(better_median(std::move(one), lower(b)));
+      i = j;
+    }
+    if (medians.size() < 3) return ref;  // two group pairs: no majority to speak of
+    // The value a quarter of the group pairs are at least as good as.
+    if (lower(b)) std::sort(medians.begin(), medians.end());
+    else std::sort(medians.begin(), medians.end(), std::greater<>());
+    const double quarter = medians[(medians.size() - 1) / 4];
+    const double f = factor(b, ref, quarter);  // how much worse the median is than that quarter
+    return std::isfinite(f) && f > p.opt_.ratio ? quarter : ref;
+  }
+
   // An endpoint's factor over a set of its results: its best sending and best receiving pair
   // against the reference, the worse of the two, over every basis.
   double endpoint_factor(const Analysis& A, int e, const std::vector<int>& idx, const std::vector<PairResult>& res) const {
@@ -513,12 +541,18 @@ struct Planner::Impl {
           bests.push_back(A.best_in[static_cast<std::size_t>(e)][b]);
         }
         A.ref_within[slot][b] = better_median(bests, lower(b));
+        std::vector<std::pair<std::uint64_t, double>> by_groups;  // {group pair, value}
         for (int e : p.by_rail_[slot])
           for (int i : A.res_of[static_cast<std::size_t>(e)]) {
             const auto& r = res[static_cast<std::size_t>(i)];
-            if (r.src == e && r.round < A.F0 && cross(A, r.src, r.dst) && done_value(r, b)) crosses.push_back(r.values[b]);
+            if (r.src == e && r.round < A.F0 && cross(A, r.src, r.dst) && done_value(r, b)) {
+              crosses.push_back(r.values[b]);
+              by_groups.emplace_back(pair_key(A.L->group[static_cast<std::size_t>(r.src)], A.L->group[static_cast<std::size_t>(r.dst)]),
+                                     r.values[b]);
+            }
           }
         A.ref_cross[slot][b] = better_median(crosses, lower(b));
+        A.ref_cross[slot][b] = unless_most_group_pairs_slow(b, A.ref_cross[slot][b], std::move(by_groups));
       }
     A.resid.resize(res.size());
     for (std::size_t i = 0; i < res.size(); ++i) A.resid[i] = residual(A, res[i]);
