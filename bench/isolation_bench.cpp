@@ -3,12 +3,12 @@
 // leaves of 32; one, two and three simultaneous faults of mixed kinds (a slow host; and a slow
 // path between two leaves; and a leaf whose uplinks are slow), each 4x, under 5% noise. One line per
 // (probe, hosts, faults):
-//   probe=p2p hosts=4096 faults=3 seeds=100 right=100 inconclusive=0 wrong=0 rounds=25 plan_ms=210
+//   probe=p2p hosts=4096 faults=3 seeds=100 right=0 inconclusive=100 wrong=0 rounds=22 plan_ms=168
 // right: the faulty places blamed and nothing else named; inconclusive: some faulty place left
 // inconclusive, nothing healthy named; wrong: a healthy place named or a faulty one passed
 // (must be 0 on every line). rounds and plan_ms (the planner's own time, next() and verdict())
 // are the maxima over the seeds. A plain program: exit 1 when any line has wrong > 0.
-//   build/bench/isolation_bench [--seeds N]     (default 100; ~2 minutes on 2 cores)
+//   build/bench/isolation_bench [--seeds N]     (default 100; ~45 s on 2 cores)
 // Only p2p's schedule so far: rdma's and the NCCL split are issue 37's items 1 and 2.
 #include <cstdio>
 #include <cstdlib>
